@@ -1,0 +1,49 @@
+# Thin wrapper around Meson; every real rule lives in meson.build files.
+PREFIX ?= /usr/local
+BUILD ?= build
+CHECK_BUILD ?= build-check
+FUZZ_BUILD ?= build-fuzz
+MESON ?= meson
+
+.PHONY: all deps check test demo install fuzz bench format clean
+
+all: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+$(BUILD)/build.ninja:
+	$(MESON) setup $(BUILD) --prefix=$(PREFIX)
+
+deps:
+	scripts/install-deps
+
+# The README's test command: deps, an ASan+UBSan build, every test.
+check: deps
+	@test -f $(CHECK_BUILD)/build.ninja || \
+		$(MESON) setup $(CHECK_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C $(CHECK_BUILD)
+	$(MESON) test -C $(CHECK_BUILD) --print-errorlogs --num-processes 2
+
+test: all
+	$(MESON) test -C $(BUILD) --print-errorlogs
+
+demo: deps all
+	scripts/demo $(BUILD)
+
+install: all
+	$(MESON) configure $(BUILD) --prefix=$(PREFIX)
+	$(MESON) install -C $(BUILD)
+
+fuzz:
+	@test -f $(FUZZ_BUILD)/build.ninja || \
+		CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzzing=true -Db_lundef=false
+	ninja -C $(FUZZ_BUILD)
+	scripts/run-fuzzers $(FUZZ_BUILD)
+
+bench: all
+	bench/run-all $(BUILD)
+
+format:
+	git ls-files '*.c' '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD)

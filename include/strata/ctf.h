@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libstrata-ctf: read CTF 1.8 traces (strata's and LTTng's) and print them
+ * as babeltrace2 2.0.4's sink.text.pretty does.
+ *
+ * A strata_ctf_reader opens one or more paths, finds every trace below them
+ * (a directory holding a `metadata` file), maps their stream files and yields
+ * one timestamp-ordered sequence of messages: events, and discarded-event /
+ * discarded-packet notices, merged across all streams of all traces with the
+ * tie-breaking rules of babeltrace2's muxer.
+ *
+ * Memory is O(streams): stream files are mmap'd, and decoding an event
+ * allocates nothing. A message and everything borrowed from it stay valid
+ * until the next call to strata_ctf_reader_next() on the same reader.
+ *
+ * Thread-safety: a reader is used by one thread at a time.
+ * Errors: negative -errno or -STRATA_E* (see <strata/error.h>);
+ * strata_ctf_reader_last_error() describes the last failure with the file
+ * and byte offset involved.
+ */
+#ifndef STRATA_CTF_H
+#define STRATA_CTF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct strata_ctf_reader;
+struct strata_ctf_event;
+
+struct strata_ctf_reader_options {
+	/* Added to every clock's offset (babeltrace2 --clock-offset/-ns). */
+	int64_t clock_offset_s;
+	int64_t clock_offset_ns;
+	/* Treat every clock as absolute (babeltrace2 --clock-force-correlate). */
+	bool force_correlate;
+};
+
+enum strata_ctf_status {
+	STRATA_CTF_OK = 0,
+	STRATA_CTF_END = 1,
+	STRATA_CTF_ERROR = -1,
+};
+
+enum strata_ctf_msg_type {
+	STRATA_CTF_MSG_EVENT,
+	STRATA_CTF_MSG_DISCARDED_EVENTS,
+	STRATA_CTF_MSG_DISCARDED_PACKETS,
+};
+
+struct strata_ctf_discarded {
+	uint64_t count;    /* 0: unknown ("may have discarded") */
+	bool has_range;
+	int64_t begin_ns;  /* from origin, valid when has_range */
+	int64_t end_ns;
+	const char *trace_name;  /* babeltrace2's trace name, e.g. "vm/ust/uid/0/64-bit" */
+	const uint8_t *trace_uuid; /* 16 bytes or NULL */
+	const char *stream_path; /* absolute normalized path of the stream's first file */
+	uint64_t stream_class_id;
+	bool has_stream_id;
+	uint64_t stream_id;
+};
+
+struct strata_ctf_msg {
+	enum strata_ctf_msg_type type;
+	const struct strata_ctf_event *event;   /* STRATA_CTF_MSG_EVENT */
+	struct strata_ctf_discarded discarded; /* the other two */
+};
+
+/*
+ * Open every CTF trace found at or below paths[0..n_paths). Fails with
+ * -STRATA_ENOTRACE when none is found, -STRATA_EMETADATA / -STRATA_ESTREAM
+ * on malformed input (last_error names the file and offset).
+ * On failure *ret_reader is untouched and, if ret_errmsg is not NULL, it
+ * receives a malloc'd description the caller frees.
+ */
+int strata_ctf_reader_create(const char *const *paths, unsigned n_paths,
+			     const struct strata_ctf_reader_options *opts,
+			     struct strata_ctf_reader **ret_reader, char **ret_errmsg);
+
+/* NULL-tolerant. */
+void strata_ctf_reader_destroy(struct strata_ctf_reader *reader);
+
+/*
+ * Next message in timestamp order. Returns STRATA_CTF_OK and fills *msg,
+ * STRATA_CTF_END when every stream is exhausted, STRATA_CTF_ERROR on a
+ * decoding error (see last_error; the reader cannot continue).
+ */
+enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *reader,
+					      struct strata_ctf_msg *msg);
+
+/* Borrowed; describes the last error ("" if none). */
+const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *reader);
+
+/* Number of traces found (each `metadata` file is one trace). */
+unsigned strata_ctf_reader_trace_count(const struct strata_ctf_reader *reader);
+
+/* --- events ------------------------------------------------------------ */
+
+/* False when the event's stream has no clock: then the times below are 0. */
+bool strata_ctf_event_has_clock(const struct strata_ctf_event *ev);
+/* Raw clock value (cycles). */
+uint64_t strata_ctf_event_cycles(const struct strata_ctf_event *ev);
+/* Nanoseconds from the clock's origin (Unix epoch for LTTng/strata traces). */
+int64_t strata_ctf_event_ns(const struct strata_ctf_event *ev);
+/* Event class name, or NULL. Borrowed. */
+const char *strata_ctf_event_name(const struct strata_ctf_event *ev);
+uint64_t strata_ctf_event_class_id(const struct strata_ctf_event *ev);
+/* Trace environment entry (e.g. "hostname", "procname", "vpid"); false if absent. */
+bool strata_ctf_event_env_str(const struct strata_ctf_event *ev, const char *key,
+			      const char **ret);
+bool strata_ctf_event_env_int(const struct strata_ctf_event *ev, const char *key, int64_t *ret);
+
+/*
+ * Look a field up by its printed name, first in the payload, then the event
+ * context, the stream event context and the packet context. Integers and
+ * enums only for _int; strings and text arrays/sequences for _str (the
+ * result is not NUL-terminated: *ret_len bytes). False when absent or of
+ * another kind.
+ */
+bool strata_ctf_event_field_int(const struct strata_ctf_event *ev, const char *name,
+				int64_t *ret);
+bool strata_ctf_event_field_str(const struct strata_ctf_event *ev, const char *name,
+				const char **ret, uint32_t *ret_len);
+
+/* --- babeltrace2-compatible text output ---------------------------------- */
+
+struct strata_ctf_pretty;
+
+enum strata_ctf_tri {
+	STRATA_CTF_DEFAULT = 0,
+	STRATA_CTF_SHOW,
+	STRATA_CTF_HIDE,
+};
+
+/* The parameters of babeltrace2 2.0.4's sink.text.pretty (ctf.md §3.8). */
+struct strata_ctf_pretty_options {
+	bool no_delta;
+	bool clock_cycles;
+	bool clock_seconds;
+	bool clock_date;
+	bool clock_gmt;
+	bool color; /* resolved by the caller: ANSI colors on/off */
+	enum strata_ctf_tri name_default;
+	bool name_payload, name_context, name_scope, name_header; /* when set explicitly */
+	bool name_payload_set, name_context_set, name_scope_set, name_header_set;
+	enum strata_ctf_tri field_default;
+	bool field_trace, field_hostname, field_domain, field_procname, field_vpid;
+	bool field_loglevel, field_emf, field_callsite;
+	bool field_trace_set, field_hostname_set, field_domain_set, field_procname_set,
+		field_vpid_set, field_loglevel_set, field_emf_set, field_callsite_set;
+};
+
+/*
+ * A printer writing events to out and discarded-item warnings to err,
+ * byte for byte as babeltrace2 does. Returns NULL with errno set.
+ */
+struct strata_ctf_pretty *strata_ctf_pretty_create(const struct strata_ctf_pretty_options *opts,
+						   FILE *out, FILE *err);
+void strata_ctf_pretty_destroy(struct strata_ctf_pretty *p);
+/* Returns 0 or -errno (e.g. -EPIPE, -ENOSPC when writing fails). */
+int strata_ctf_pretty_print(struct strata_ctf_pretty *p, const struct strata_ctf_msg *msg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
