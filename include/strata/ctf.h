@@ -153,6 +153,12 @@ struct strata_ctf_pretty_options {
 	bool field_loglevel, field_emf, field_callsite;
 	bool field_trace_set, field_hostname_set, field_domain_set, field_procname_set,
 		field_vpid_set, field_loglevel_set, field_emf_set, field_callsite_set;
+	/*
+	 * ANSI colors on the discarded-item warnings. babeltrace2 decides
+	 * these from the terminal alone (TERM, both stdout and stderr TTYs,
+	 * BABELTRACE_TERM_COLOR), whatever --color says.
+	 */
+	bool color_warnings;
 };
 
 /*

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Building blocks of the babeltrace2-compatible text printer (pretty.c):
+ * an append-only line buffer and the value formatters, each reproducing
+ * one piece of babeltrace2 2.0.4's sink.text.pretty byte for byte
+ * (ctf.md §3.3, §3.6). They are exposed to the unit tests, which check
+ * each against outputs observed from babeltrace2.
+ *
+ * None of these allocate except ctf_pbuf_reserve(); a failed allocation
+ * is remembered in the buffer (oom) and reported once at flush time, so
+ * the formatters need no error paths.
+ */
+#ifndef STRATA_CTF_PRETTY_INTERNAL_H
+#define STRATA_CTF_PRETTY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A growable byte buffer holding one output line (not NUL-terminated). */
+struct ctf_pbuf {
+	char *data;
+	size_t len;
+	size_t cap;
+	bool oom; /* an allocation failed: the content is truncated */
+};
+
+void ctf_pbuf_release(struct ctf_pbuf *b);
+/* Slow path of ctf_pbuf_reserve(). */
+char *ctf_pbuf_grow(struct ctf_pbuf *b, size_t n);
+
+/*
+ * Room for n more bytes at the end; the caller writes there and adds what
+ * it wrote to b->len. On allocation failure returns a scratch area that is
+ * discarded (b->oom is set), so callers never check.
+ */
+static inline char *ctf_pbuf_reserve(struct ctf_pbuf *b, size_t n)
+{
+	if (__builtin_expect(b->cap - b->len >= n, 1))
+		return b->data + b->len;
+	return ctf_pbuf_grow(b, n);
+}
+
+static inline void ctf_pbuf_add(struct ctf_pbuf *b, const char *s, size_t n)
+{
+	char *p = ctf_pbuf_reserve(b, n);
+
+	memcpy(p, s, n);
+	b->len += n;
+}
+
+static inline void ctf_pbuf_addc(struct ctf_pbuf *b, char c)
+{
+	char *p = ctf_pbuf_reserve(b, 1);
+
+	*p = c;
+	b->len++;
+}
+
+/* Adds a string literal without strlen(). */
+#define ctf_pbuf_lit(b, s) ctf_pbuf_add((b), "" s, sizeof(s) - 1)
+
+static inline void ctf_pbuf_str(struct ctf_pbuf *b, const char *s)
+{
+	ctf_pbuf_add(b, s, strlen(s));
+}
+
+/* Decimal; return the number of bytes written to p (at most 20 / 21). */
+size_t ctf_fmt_u64(char *p, uint64_t v);
+size_t ctf_fmt_s64(char *p, int64_t v);
+
+/* Zero-padded to at least width digits (width <= 20): "%0*llu". */
+size_t ctf_fmt_u64_pad(char *p, uint64_t v, unsigned width);
+
+/*
+ * An integer of `size` bits (1..64) in base 2, 8, 10 or 16, exactly as
+ * babeltrace2 prints it: "0b" + size digits; "0" + octal (signed values
+ * masked to size rounded up to a multiple of 3); "0x" + uppercase hex
+ * (values masked to size rounded up to a multiple of 4 — a 61..63-bit
+ * integer therefore prints as 0x0, as babeltrace2's shift by 64 does on
+ * x86-64); decimal as signed or unsigned.
+ */
+void ctf_fmt_int(struct ctf_pbuf *b, uint64_t raw, bool is_signed, uint32_t size, uint32_t base);
+
+/* C "%g" as glibc prints a double (also nan, -nan, inf, -0). */
+void ctf_fmt_double(struct ctf_pbuf *b, double v);
+
+/* '"' + bytes escaped as babeltrace2's print_escape_string() + '"'. */
+void ctf_fmt_string(struct ctf_pbuf *b, const char *s, size_t len);
+
+/*
+ * Wall-clock formatting (§3.3) with a per-second cache of the
+ * "[YYYY-MM-DD ]HH:MM:SS." part, since localtime_r() costs far more than
+ * the rest of a line.
+ */
+struct ctf_pretty_clock {
+	bool gmt, date, seconds;
+	bool negative_warned;
+	bool cache_valid;
+	int64_t cache_sec;
+	uint8_t cache_len;
+	char cache[48];
+	FILE *err; /* receives babeltrace2's fallback warnings */
+};
+
+void ctf_pretty_clock_init(struct ctf_pretty_clock *c, bool gmt, bool date, bool seconds,
+			   FILE *err);
+/* Appends the time of ns (from the Unix epoch) as babeltrace2 does. */
+void ctf_fmt_wall(struct ctf_pretty_clock *c, struct ctf_pbuf *b, int64_t ns);
+
+/* "+S.NNNNNNNNN" for a delta in ns (printed as unsigned, as babeltrace2 does). */
+void ctf_fmt_delta(struct ctf_pbuf *b, uint64_t delta_ns);
+
+/* Lowercase 8-4-4-4-12 UUID (36 bytes). */
+void ctf_fmt_uuid(struct ctf_pbuf *b, const uint8_t uuid[16]);
+
+#endif

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The text printer's value formatters against outputs of babeltrace2 2.0.4
+ * (ctf.md §3.3 and §3.6, and traces printed by babeltrace2 on this machine).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ctf/pretty-internal.h"
+#include "common/common.h"
+
+static struct ctf_pbuf buf;
+
+/* The buffer's content as a NUL-terminated string, then cleared. */
+static const char *take(void)
+{
+	static char out[8192];
+
+	assert_false(buf.oom);
+	assert_true(buf.len < sizeof(out));
+	memcpy(out, buf.data, buf.len);
+	out[buf.len] = '\0';
+	buf.len = 0;
+	return out;
+}
+
+static const char *fint(uint64_t raw, bool is_signed, uint32_t size, uint32_t base)
+{
+	ctf_fmt_int(&buf, raw, is_signed, size, base);
+	return take();
+}
+
+static void test_decimal(void **state)
+{
+	char tmp[32];
+
+	(void)state;
+	assert_string_equal(fint(0, false, 32, 10), "0");
+	assert_string_equal(fint(7, false, 8, 10), "7");
+	assert_string_equal(fint(10, false, 8, 10), "10");
+	assert_string_equal(fint(255, false, 8, 10), "255");
+	assert_string_equal(fint(UINT64_MAX, false, 64, 10), "18446744073709551615");
+	assert_string_equal(fint((uint64_t)-1, true, 8, 10), "-1");
+	assert_string_equal(fint((uint64_t)INT64_MIN, true, 64, 10), "-9223372036854775808");
+	assert_string_equal(fint((uint64_t)INT64_MAX, true, 64, 10), "9223372036854775807");
+	assert_string_equal(fint((uint64_t)-2147483648LL, true, 32, 10), "-2147483648");
+	/* Every length of the 2-digit converter against snprintf. */
+	for (uint64_t v = 1, i = 0; i < 20; i++, v *= 10) {
+		for (int d = -1; d <= 1; d++) {
+			uint64_t x = v + (uint64_t)d;
+
+			snprintf(tmp, sizeof(tmp), "%" PRIu64, x);
+			assert_string_equal(fint(x, false, 64, 10), tmp);
+		}
+	}
+}
+
+static void test_hex(void **state)
+{
+	(void)state;
+	/* Signed values are masked to the size rounded up to 4 bits. */
+	assert_string_equal(fint((uint64_t)-1, true, 8, 16), "0xFF");
+	assert_string_equal(fint((uint64_t)-2, true, 4, 16), "0xE");
+	assert_string_equal(fint((uint64_t)-1, true, 16, 16), "0xFFFF");
+	assert_string_equal(fint((uint64_t)-2147483648LL, true, 32, 16), "0x80000000");
+	assert_string_equal(fint((uint64_t)-20, true, 32, 16), "0xFFFFFFEC");
+	assert_string_equal(fint((uint64_t)-1, true, 64, 16), "0xFFFFFFFFFFFFFFFF");
+	assert_string_equal(fint((uint64_t)-1, true, 5, 16), "0xFF");
+	assert_string_equal(fint(UINT64_MAX, false, 64, 16), "0xFFFFFFFFFFFFFFFF");
+	assert_string_equal(fint(0, false, 32, 16), "0x0");
+	assert_string_equal(fint(0x7F7AAD316000, false, 64, 16), "0x7F7AAD316000");
+	assert_string_equal(fint(0xE, false, 8, 16), "0xE");
+	/* 61..63 bits round up to 64: babeltrace2's mask is then 0. */
+	assert_string_equal(fint(0x123, false, 62, 16), "0x0");
+	assert_string_equal(fint(0x123, false, 60, 16), "0x123");
+}
+
+static void test_octal(void **state)
+{
+	(void)state;
+	assert_string_equal(fint(0, false, 32, 8), "00");
+	assert_string_equal(fint(8, false, 32, 8), "010");
+	/* Signed: masked to the size rounded up to 3 bits. */
+	assert_string_equal(fint((uint64_t)-1, true, 7, 8), "0777");
+	assert_string_equal(fint((uint64_t)-1, true, 8, 8), "0777");
+	assert_string_equal(fint((uint64_t)-1, true, 3, 8), "07");
+	assert_string_equal(fint((uint64_t)-1, true, 64, 8), "01777777777777777777777");
+	/* Unsigned values are not masked. */
+	assert_string_equal(fint(0777, false, 7, 8), "0777");
+}
+
+static void test_binary(void **state)
+{
+	(void)state;
+	/* Exactly `size` digits. */
+	assert_string_equal(fint((uint64_t)-2, true, 9, 2), "0b111111110");
+	assert_string_equal(fint(5, false, 4, 2), "0b0101");
+	assert_string_equal(fint(0, false, 1, 2), "0b0");
+	assert_string_equal(fint(1, false, 1, 2), "0b1");
+	{
+		char want[67] = "0b1";
+
+		memset(want + 3, '0', 63);
+		want[66] = '\0';
+		assert_string_equal(fint(UINT64_C(1) << 63, false, 64, 2), want);
+	}
+}
+
+static const char *fdbl(double v)
+{
+	ctf_fmt_double(&buf, v);
+	return take();
+}
+
+static void test_double(void **state)
+{
+	volatile double zero = 0.0;
+
+	(void)state;
+	assert_string_equal(fdbl(3.14159265), "3.14159");
+	assert_string_equal(fdbl(2.718281828), "2.71828");
+	assert_string_equal(fdbl(1e20), "1e+20");
+	assert_string_equal(fdbl(1e-300), "1e-300");
+	assert_string_equal(fdbl(0.0), "0");
+	assert_string_equal(fdbl(-0.0), "-0");
+	assert_string_equal(fdbl(-123456789.0), "-1.23457e+08");
+	assert_string_equal(fdbl(100000), "100000");
+	assert_string_equal(fdbl(1234567), "1.23457e+06");
+	assert_string_equal(fdbl(-0.5), "-0.5");
+	assert_string_equal(fdbl(1.0 / 3), "0.333333");
+	assert_string_equal(fdbl(123456.5), "123456");
+	assert_string_equal(fdbl(1e-5), "1e-05");
+	assert_string_equal(fdbl(0.0001), "0.0001");
+	assert_string_equal(fdbl(10), "10");
+	assert_string_equal(fdbl(-7), "-7");
+	assert_string_equal(fdbl(999999), "999999");
+	assert_string_equal(fdbl(INFINITY), "inf");
+	assert_string_equal(fdbl(-INFINITY), "-inf");
+	assert_string_equal(fdbl(NAN), "nan");
+	assert_string_equal(fdbl(-NAN), "-nan");
+	/* x86's 0.0/0.0 has the sign bit set. */
+	assert_string_equal(fdbl(zero / zero), "-nan");
+	assert_string_equal(fdbl((double)(float)3.14159265f), "3.14159");
+}
+
+static const char *fstr(const char *s, size_t len)
+{
+	ctf_fmt_string(&buf, s, len);
+	return take();
+}
+
+static void test_escape(void **state)
+{
+	static const char in1[] = "a\"b\\c\nd\te\x1f?g'h\x7f";
+	static const char in2[] = "\x01\x02\a\b\x1b\f\r\v\xff";
+	char big[5000];
+	const char *out;
+
+	(void)state;
+	assert_string_equal(fstr("hello", 5), "\"hello\"");
+	assert_string_equal(fstr("", 0), "\"\"");
+	assert_string_equal(fstr(in1, sizeof(in1) - 1),
+			    "\"a\\\"b\\\\c\\nd\\te\\x1f\\?g\\'h\\x7f\"");
+	assert_string_equal(fstr(in2, sizeof(in2) - 1), "\"\\x01\\x02\\a\\b\\e\\f\\r\\v\xff\"");
+	/* UTF-8 (valid or not) passes through raw. */
+	assert_string_equal(fstr("caf\xc3\xa9", 5), "\"caf\xc3\xa9\"");
+	assert_string_equal(fstr("hi\"\\\n\t\x01z", 8), "\"hi\\\"\\\\\\n\\t\\x01z\"");
+	/* Only len bytes are read. */
+	assert_string_equal(fstr("abcdef", 3), "\"abc\"");
+	/* Long runs cross the chunking. */
+	memset(big, 'x', sizeof(big));
+	out = fstr(big, sizeof(big));
+	assert_int_equal(strlen(out), sizeof(big) + 2);
+}
+
+static const char *fwall(struct ctf_pretty_clock *c, int64_t ns)
+{
+	ctf_fmt_wall(c, &buf, ns);
+	return take();
+}
+
+/* 2026-12-03 08:21:54.544845565 UTC. */
+#define T0 INT64_C(1796286114544845565)
+
+static void set_tz(const char *tz)
+{
+	setenv("TZ", tz, 1);
+	tzset();
+}
+
+static void test_time_utc(void **state)
+{
+	struct ctf_pretty_clock c;
+
+	(void)state;
+	set_tz("UTC");
+	ctf_pretty_clock_init(&c, false, false, false, NULL);
+	assert_string_equal(fwall(&c, T0), "08:21:54.544845565");
+	/* Same second (cache hit) and the next one (cache miss). */
+	assert_string_equal(fwall(&c, T0 + 1), "08:21:54.544845566");
+	assert_string_equal(fwall(&c, T0 + 455154435), "08:21:55.000000000");
+	assert_string_equal(fwall(&c, 0), "00:00:00.000000000");
+
+	ctf_pretty_clock_init(&c, false, true, false, NULL);
+	assert_string_equal(fwall(&c, T0), "2026-12-03 08:21:54.544845565");
+	ctf_pretty_clock_init(&c, false, true, true, NULL);
+	assert_string_equal(fwall(&c, T0), "1796286114.544845565");
+	assert_string_equal(fwall(&c, -98999000000), "-98.999000000");
+	assert_string_equal(fwall(&c, -5), "-0.000000005");
+	assert_string_equal(fwall(&c, 7), "0.000000007");
+}
+
+static void test_time_zones(void **state)
+{
+	struct ctf_pretty_clock c;
+
+	(void)state;
+	if (access("/usr/share/zoneinfo/America/Montreal", R_OK) != 0 ||
+	    access("/usr/share/zoneinfo/Asia/Kolkata", R_OK) != 0)
+		skip();
+	set_tz("America/Montreal");
+	ctf_pretty_clock_init(&c, false, false, false, NULL);
+	assert_string_equal(fwall(&c, T0), "03:21:54.544845565");
+	/* --clock-gmt ignores TZ. */
+	ctf_pretty_clock_init(&c, true, false, false, NULL);
+	assert_string_equal(fwall(&c, T0), "08:21:54.544845565");
+	set_tz("Asia/Kolkata");
+	ctf_pretty_clock_init(&c, false, true, false, NULL);
+	assert_string_equal(fwall(&c, T0), "2026-12-03 13:51:54.544845565");
+	ctf_pretty_clock_init(&c, true, true, false, NULL);
+	assert_string_equal(fwall(&c, T0), "2026-12-03 08:21:54.544845565");
+	set_tz("UTC");
+}
+
+static void test_time_negative(void **state)
+{
+	struct ctf_pretty_clock c;
+	char *errbuf = NULL;
+	size_t errlen = 0;
+	FILE *err = open_memstream(&errbuf, &errlen);
+
+	(void)state;
+	assert_non_null(err);
+	set_tz("UTC");
+	ctf_pretty_clock_init(&c, false, false, false, err);
+	/* The first negative time falls back to seconds, with one warning... */
+	assert_string_equal(fwall(&c, -98999000000), "-98.999000000");
+	/* ...later ones use the absolute value through localtime (2.0.4 bug). */
+	assert_string_equal(fwall(&c, -98999000000), "00:01:38.999000000");
+	assert_string_equal(fwall(&c, -1), "00:00:00.000000001");
+	fclose(err);
+	assert_string_equal(errbuf,
+			    "[warning] Fallback to [sec.ns] to print negative time value. Use "
+			    "--clock-seconds.\n");
+	free(errbuf);
+}
+
+static void test_delta(void **state)
+{
+	(void)state;
+	ctf_fmt_delta(&buf, 54087);
+	assert_string_equal(take(), "+0.000054087");
+	ctf_fmt_delta(&buf, INT64_C(134217729000000));
+	assert_string_equal(take(), "+134217.729000000");
+	ctf_fmt_delta(&buf, 0);
+	assert_string_equal(take(), "+0.000000000");
+	/* A negative difference prints as unsigned, as in babeltrace2. */
+	ctf_fmt_delta(&buf, (uint64_t)-1);
+	assert_string_equal(take(), "+18446744073.709551615");
+}
+
+static void test_pad_and_uuid(void **state)
+{
+	static const uint8_t uuid[16] = { 0x21, 0xc4, 0x8d, 0xe8, 0x65, 0x0e, 0x44, 0x1a,
+					  0x94, 0x81, 0xbb, 0x2d, 0xfb, 0x49, 0x51, 0x95 };
+	char tmp[32];
+	size_t n;
+
+	(void)state;
+	n = ctf_fmt_u64_pad(tmp, UINT64_C(7532973158320), 20);
+	tmp[n] = '\0';
+	assert_string_equal(tmp, "00000007532973158320");
+	n = ctf_fmt_u64_pad(tmp, 123, 2);
+	tmp[n] = '\0';
+	assert_string_equal(tmp, "123");
+	ctf_fmt_uuid(&buf, uuid);
+	assert_string_equal(take(), "21c48de8-650e-441a-9481-bb2dfb495195");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decimal),	      cmocka_unit_test(test_hex),
+		cmocka_unit_test(test_octal),	      cmocka_unit_test(test_binary),
+		cmocka_unit_test(test_double),	      cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_time_utc),      cmocka_unit_test(test_time_zones),
+		cmocka_unit_test(test_time_negative), cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_pad_and_uuid),
+	};
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+
+	ctf_pbuf_release(&buf);
+	return ret;
+}
