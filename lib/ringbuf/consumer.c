@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Consumer side (strata-sessiond): copy closed sub-buffers out of shared
+ * memory. Everything an app can write (positions, headers, timestamps,
+ * counters) is untrusted: lengths are checked against the sub-buffer through
+ * rb_hdr_valid() and positions against write_pos/consumed_pos before any
+ * access, and every loop advances by at least 8 bytes inside one sub-buffer.
+ * Protocol and ordering pairs: layout.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "ringbuf/layout.h"
+#include "strata/error.h"
+
+#define RB_HOLE_TIMEOUT_DEFAULT_MS 1000u
+#define RB_FLUSH_TRIES 64
+
+struct rb_cons_cpu {
+	uint64_t consumed; /* next sub-buffer to read (discard: authoritative) */
+	uint64_t lost_local; /* records skipped by the consumer (dead writers) */
+	uint64_t lost_total; /* last reported, kept monotonic */
+	uint64_t last_ts_end;
+	uint64_t hole_pos; /* hole being timed, valid if hole_since_ms */
+	uint64_t hole_since_ms;
+};
+
+struct rb_consumer {
+	struct rb_channel *ch;
+	uint32_t hole_timeout_ms;
+	uint8_t *out; /* subbuf_size bytes: packet data */
+	uint32_t *rec_end; /* subbuf_size / 8 entries */
+	struct rb_cons_cpu *cpus;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void rb_consumer_destroy(struct rb_consumer *cons)
+{
+	if (!cons)
+		return;
+	free(cons->out);
+	free(cons->rec_end);
+	free(cons->cpus);
+	free(cons);
+}
+
+int rb_consumer_create(struct rb_channel *ch, const struct rb_consumer_opts *opts,
+		       struct rb_consumer **ret_cons)
+{
+	struct rb_consumer *cons;
+	uint32_t i;
+
+	if (!ch)
+		return -EINVAL;
+	cons = calloc(1, sizeof(*cons));
+	if (!cons)
+		return -ENOMEM;
+	cons->ch = ch;
+	cons->hole_timeout_ms =
+		opts && opts->hole_timeout_ms ? opts->hole_timeout_ms : RB_HOLE_TIMEOUT_DEFAULT_MS;
+	cons->out = malloc(ch->subbuf_size);
+	cons->rec_end = calloc(ch->subbuf_size / 8, sizeof(*cons->rec_end));
+	cons->cpus = calloc(ch->nr_cpus, sizeof(*cons->cpus));
+	if (!cons->out || !cons->rec_end || !cons->cpus) {
+		rb_consumer_destroy(cons);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ch->nr_cpus; i++) {
+		struct rb_cpu_ctl *ctl = rb_cpu_ctl(ch, i);
+		/* Re-attaching consumer: resume at the shared position if sane. */
+		uint64_t w = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
+		uint64_t c = atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire);
+
+		c &= ~(ch->subbuf_size - 1);
+		if (c > w || w - c > ch->cpu_buf_size + ch->subbuf_size)
+			c = (w & ~(ch->subbuf_size - 1)) > ch->cpu_buf_size ?
+				    (w & ~(ch->subbuf_size - 1)) - ch->cpu_buf_size :
+				    0;
+		cons->cpus[i].consumed = c;
+	}
+	*ret_cons = cons;
+	return 0;
+}
+
+/* Sum of the shared lost counters plus ours; never decreases. */
+static uint64_t lost_total(struct rb_consumer *cons, uint32_t cpu)
+{
+	struct rb_cpu_ctl *ctl = rb_cpu_ctl(cons->ch, cpu);
+	struct rb_cons_cpu *cc = &cons->cpus[cpu];
+	uint64_t t = cc->lost_local;
+
+	t += atomic_load_explicit(&ctl->lost_full, memory_order_relaxed);
+	t += atomic_load_explicit(&ctl->lost_big, memory_order_relaxed);
+	t += atomic_load_explicit(&ctl->lost_wrap, memory_order_relaxed);
+	t += atomic_load_explicit(&ctl->lost_overwrite, memory_order_relaxed);
+	if (t > cc->lost_total)
+		cc->lost_total = t;
+	return cc->lost_total;
+}
+
+uint64_t rb_consumer_lost(struct rb_consumer *cons, unsigned int cpu)
+{
+	if (cpu >= cons->ch->nr_cpus)
+		return 0;
+	return lost_total(cons, cpu);
+}
+
+/* A hole at pos: has it been there long enough to be declared dead? */
+static int hole_expired(struct rb_consumer *cons, struct rb_cons_cpu *cc, uint64_t pos)
+{
+	uint64_t now = now_ms();
+
+	if (!cc->hole_since_ms || cc->hole_pos != pos) {
+		cc->hole_pos = pos;
+		cc->hole_since_ms = now ? now : 1;
+		return 0;
+	}
+	return now - cc->hole_since_ms >= cons->hole_timeout_ms;
+}
+
+/* Read ts/seq published by store_ts() (producer.c); 0 if not for this seq. */
+static int load_ts(_Atomic uint64_t *ts_word, _Atomic uint64_t *seq_word, uint64_t seq,
+		   uint64_t *ret_ts)
+{
+	/* pairs with the producer's store-release of begin_seq/end_seq (D) */
+	uint64_t s1 = atomic_load_explicit(seq_word, memory_order_acquire);
+	uint64_t ts = atomic_load_explicit(ts_word, memory_order_relaxed);
+
+	atomic_thread_fence(memory_order_acquire);
+	if (s1 != seq + 1 || atomic_load_explicit(seq_word, memory_order_relaxed) != s1)
+		return 0;
+	*ret_ts = ts;
+	return 1;
+}
+
+/*
+ * Walk the header chain of the sub-buffer at c and copy committed payloads
+ * to cons->out. Returns 0 or -EAGAIN (a record still in flight).
+ */
+static int walk_subbuf(struct rb_consumer *cons, uint32_t cpu, uint64_t c, unsigned int flags,
+		       struct rb_packet *pkt, uint64_t *ret_skipped)
+{
+	const struct rb_channel *ch = cons->ch;
+	struct rb_cons_cpu *cc = &cons->cpus[cpu];
+	uint64_t pos = c, sb_end = c + ch->subbuf_size, nrec = 0, skipped = 0;
+	size_t size = 0;
+
+	pkt->flags = 0;
+	while (pos < sb_end) {
+		/* pairs with the producers' store-release of COMMITTED/PADDING (B) */
+		uint64_t h = atomic_load_explicit(rb_hdr_at(ch, cpu, pos), memory_order_acquire);
+		uint64_t len;
+
+		if (!rb_hdr_valid(ch, h, pos, sb_end)) {
+			uint64_t q = pos + 8;
+
+			while (q < sb_end &&
+			       !rb_hdr_valid(ch,
+					     atomic_load_explicit(rb_hdr_at(ch, cpu, q),
+								  memory_order_acquire),
+					     q, sb_end))
+				q += 8;
+			if (!(flags & RB_READ_FORCE) && !hole_expired(cons, cc, pos))
+				return -EAGAIN;
+			skipped++;
+			pkt->flags |= RB_PACKET_REPAIRED;
+			pos = q;
+			continue;
+		}
+		len = rb_hdr_len(h);
+		switch (rb_hdr_state(h)) {
+		case RB_REC_PADDING:
+			if (rb_hdr_pid(h) == 0)
+				pkt->flags |= RB_PACKET_FLUSHED;
+			pos = sb_end;
+			continue;
+		case RB_REC_RESERVED:
+			if (!(flags & RB_READ_FORCE) && rb_pid_alive(rb_hdr_pid(h)))
+				return -EAGAIN;
+			skipped++;
+			pkt->flags |= RB_PACKET_REPAIRED;
+			break;
+		default:
+			/* rb_hdr_valid: pos + 8 + len <= sb_end, so size + len <= subbuf_size */
+			memcpy(cons->out + size, rb_data_at(ch, cpu, pos + RB_RECORD_HEADER_SIZE),
+			       (size_t)len);
+			size += (size_t)len;
+			cons->rec_end[nrec++] = (uint32_t)size;
+			break;
+		}
+		pos += rb_rec_size(len);
+	}
+	pkt->data = cons->out;
+	pkt->size = size;
+	pkt->nr_records = nrec;
+	pkt->rec_end = cons->rec_end;
+	*ret_skipped = skipped;
+	return 0;
+}
+
+static void fill_times(struct rb_consumer *cons, uint32_t cpu, uint64_t seq, struct rb_packet *pkt)
+{
+	struct rb_subbuf_ctl *sb = rb_subbuf_ctl(cons->ch, cpu, seq);
+	struct rb_cons_cpu *cc = &cons->cpus[cpu];
+	uint64_t b, e;
+
+	if (!load_ts(&sb->ts_begin, &sb->begin_seq, seq, &b))
+		b = cc->last_ts_end;
+	if (!load_ts(&sb->ts_end, &sb->end_seq, seq, &e) || e < b)
+		e = b;
+	pkt->ts_begin = b;
+	pkt->ts_end = e;
+}
+
+int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int flags,
+		     struct rb_packet *ret_pkt)
+{
+	const struct rb_channel *ch;
+	struct rb_cpu_ctl *ctl;
+	struct rb_cons_cpu *cc;
+	unsigned int tries;
+
+	if (!cons || cpu >= cons->ch->nr_cpus)
+		return -EINVAL;
+	ch = cons->ch;
+	ctl = rb_cpu_ctl(ch, cpu);
+	cc = &cons->cpus[cpu];
+
+	/* Overwrite mode retries when producers lap us while copying: bounded. */
+	for (tries = 0; tries <= ch->num_subbufs + 1; tries++) {
+		struct rb_packet pkt;
+		uint64_t w, c, skipped, w2;
+		int r;
+
+		/* pairs with the producers' acq_rel CAS of write_pos (C) */
+		w = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
+		c = cc->consumed;
+		if (ch->mode == RB_MODE_OVERWRITE) {
+			/* Producers push consumed_pos forward; only forward, aligned. */
+			uint64_t sc =
+				atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire);
+
+			if (sc & (ch->subbuf_size - 1) || sc < c)
+				return -STRATA_ESTREAM;
+			c = sc;
+		}
+		if (w < c || w - c > ch->cpu_buf_size + ch->subbuf_size)
+			return -STRATA_ESTREAM;
+		if (ch->mode == RB_MODE_DISCARD && w - c > ch->cpu_buf_size)
+			return -STRATA_ESTREAM;
+		if (w - c < ch->subbuf_size)
+			return -EAGAIN; /* the oldest sub-buffer is still open */
+		cc->consumed = c;
+
+		r = walk_subbuf(cons, cpu, c, flags, &pkt, &skipped);
+		if (r < 0 && ch->mode == RB_MODE_OVERWRITE &&
+		    atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire) != c)
+			continue; /* lapped: the hole was the new pass, move on */
+		if (r < 0)
+			return r;
+		if (ch->mode == RB_MODE_OVERWRITE) {
+			uint64_t expected = c;
+
+			/* pairs with the producer's release fence after its CAS (F) */
+			atomic_thread_fence(memory_order_acquire);
+			w2 = atomic_load_explicit(&ctl->write_pos, memory_order_relaxed);
+			if (w2 - c > ch->cpu_buf_size) {
+				/* Lapped while copying: the lapping producer pushes
+				 * consumed_pos and counts; wait for its push. */
+				if (atomic_load_explicit(&ctl->consumed_pos,
+							 memory_order_acquire) == c)
+					return -EAGAIN;
+				continue;
+			}
+			if (!atomic_compare_exchange_strong_explicit(
+				    &ctl->consumed_pos, &expected, c + ch->subbuf_size,
+				    memory_order_acq_rel, memory_order_relaxed))
+				continue; /* pushed meanwhile: those records were counted */
+		} else {
+			/* pairs with the producers' load-acquire of consumed_pos (A) */
+			atomic_store_explicit(&ctl->consumed_pos, c + ch->subbuf_size,
+					      memory_order_release);
+		}
+		cc->consumed = c + ch->subbuf_size;
+		cc->hole_since_ms = 0;
+		cc->lost_local += skipped;
+		pkt.seq = c >> ch->subbuf_shift;
+		pkt.cpu = cpu;
+		fill_times(cons, cpu, pkt.seq, &pkt);
+		cc->last_ts_end = pkt.ts_end;
+		pkt.lost_total = lost_total(cons, cpu);
+		*ret_pkt = pkt;
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+int rb_consumer_flush(struct rb_consumer *cons, unsigned int cpu, uint64_t now_ts)
+{
+	const struct rb_channel *ch;
+	struct rb_cpu_ctl *ctl;
+	uint64_t w, S;
+	int i;
+
+	if (!cons || cpu >= cons->ch->nr_cpus)
+		return -EINVAL;
+	ch = cons->ch;
+	S = ch->subbuf_size;
+	ctl = rb_cpu_ctl(ch, cpu);
+	/* pairs with the producers' acq_rel CAS of write_pos (C) */
+	w = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
+	for (i = 0; i < RB_FLUSH_TRIES; i++) {
+		uint64_t sb_end = (w | (S - 1)) + 1, seq = w >> ch->subbuf_shift;
+		struct rb_subbuf_ctl *sb;
+
+		if (w & 7)
+			return -STRATA_ESTREAM;
+		if (!(w & (S - 1)))
+			return 0;
+		/* Reserve the rest of the sub-buffer as a producer would. */
+		if (!atomic_compare_exchange_weak_explicit(&ctl->write_pos, &w, sb_end,
+							   memory_order_acq_rel,
+							   memory_order_acquire))
+			continue;
+		sb = rb_subbuf_ctl(ch, cpu, seq);
+		atomic_store_explicit(&sb->end_seq, 0, memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
+		atomic_store_explicit(&sb->ts_end, now_ts, memory_order_relaxed);
+		/* pairs with load_ts()'s load-acquire (D) */
+		atomic_store_explicit(&sb->end_seq, seq + 1, memory_order_release);
+		/* pairs with walk_subbuf()'s load-acquire of headers (B) */
+		atomic_store_explicit(rb_hdr_at(ch, cpu, w),
+				      rb_hdr_make(RB_REC_PADDING,
+						  sb_end - w - RB_RECORD_HEADER_SIZE, 0,
+						  w >> ch->cpu_buf_shift),
+				      memory_order_release);
+		return 1;
+	}
+	return -EAGAIN;
+}
+
+int rb_consumer_wakeup_fd(const struct rb_consumer *cons)
+{
+	return cons->ch->wake_fd;
+}
+
+void rb_consumer_arm_wakeup(struct rb_consumer *cons)
+{
+	atomic_store_explicit(&cons->ch->hdr->wakeup_armed, 1, memory_order_relaxed);
+	/* pairs with the seq_cst fence in the producer's wake_consumer (E, Dekker) */
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void rb_consumer_ack_wakeup(struct rb_consumer *cons)
+{
+	uint64_t v;
+
+	if (cons->ch->wake_fd >= 0 && read(cons->ch->wake_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing pending (timer tick). */
+	}
+}

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ring buffer shared-memory layout and concurrency design.
+ *
+ * Memory (one memfd per channel, mapped at different addresses by each
+ * process; every cross-process reference is an offset from the mapping start,
+ * and every process recomputes them from its own validated geometry):
+ *
+ *   0                 ctl_offset                              data_offset
+ *   +-----------------+---------------------------------------+----------------
+ *   | rb_shm_header   | rb_cpu_ctl[cpu] (cache-line aligned)  | cpu 0 data ...
+ *   | magic, version, |   write_pos   (own cache line)        | cpu 1 data ...
+ *   | word size,      |   consumed_pos (own cache line)       |
+ *   | geometry,       |   lost_* counters                     |
+ *   | wakeup_armed    |   rb_subbuf_ctl[num_subbufs]          |
+ *   +-----------------+---------------------------------------+----------------
+ *
+ *   cpu data = num_subbufs sub-buffers of subbuf_size bytes (cpu_buf_size):
+ *
+ *   +--------------------------+--------------------------+----
+ *   | hdr|payload hdr|payload  | hdr|payload ... hdr|PAD   | ...   sub-buffer k
+ *   +--------------------------+--------------------------+----
+ *   ^ pos P (logical, free-running; physical = P & (cpu_buf_size-1))
+ *
+ * Positions. write_pos and consumed_pos are 64-bit free-running byte counts
+ * that never wrap in practice; a physical offset is pos & (cpu_buf_size - 1).
+ * Sub-buffer "seq" = pos / subbuf_size; its "pass" = pos / cpu_buf_size.
+ *
+ * Record header (one 64-bit word at an 8-aligned position, payload after it,
+ * the next record at pos + 8 + align8(len)):
+ *
+ *    63         48 47                 26 25                     2 1   0
+ *   +-------------+---------------------+------------------------+-----+
+ *   | tag (16)    | owner pid (22)      | len (24)               |state|
+ *   +-------------+---------------------+------------------------+-----+
+ *   state: 1 RESERVED (written at reserve), 2 COMMITTED, 3 PADDING, 0 invalid
+ *   len: payload bytes (PADDING: bytes after the header up to the sub-buffer end)
+ *   tag: pass & 0xffff, so a stale header from an earlier pass never validates
+ *
+ * Producer (rb_reserve/rb_commit, lock-free, fallback-free: this CAS path is
+ * the only path; see "rseq" below):
+ *   1. o = write_pos; ts = clock() (after the load: per-buffer monotonic ts);
+ *      fit the record in the current sub-buffer, else begin at the next one
+ *      and pad the rest of this one;
+ *   2. discard: refuse (lost_full++) if end - consumed_pos > cpu_buf_size;
+ *      overwrite: if entering a sub-buffer from an older pass, walk its old
+ *      headers: a RESERVED record of a live writer blocks (lost_wrap++);
+ *      otherwise its committed records are counted as overwritten;
+ *   3. CAS write_pos o -> end (retry from 1 on failure);
+ *   4. write the PADDING header (if any), then RESERVED header;
+ *   5. caller writes payload; commit = store-release of the COMMITTED header.
+ * One locked instruction per record. The record's length is in its own header,
+ * so the consumer walks each sub-buffer as a chain of headers and never needs
+ * a commit counter that a dead writer could leave short forever.
+ *
+ * Consumer (rb_consumer_read): a sub-buffer is readable once write_pos is past
+ * its end. Walk the chain:
+ *   COMMITTED  copy payload out (bounds-checked against the sub-buffer);
+ *   PADDING    skip;
+ *   RESERVED   writer alive (kill(pid, 0), not a zombie) -> -EAGAIN, retry
+ *              later; dead -> skip, count lost (RB_READ_FORCE: skip anyway);
+ *   invalid    (writer died or stalls between CAS and header store) scan
+ *              8-byte steps for the next header whose tag/state/len are valid
+ *              for its position; the hole is skipped and counted lost once it
+ *              persisted hole_timeout_ms.
+ * Every step advances >= 8 bytes inside one sub-buffer: bounded.
+ * rb_consumer_flush closes a partial sub-buffer like a producer would: CAS
+ * write_pos to the sub-buffer end, then a PADDING header with owner pid 0.
+ * Each header word is loaded once, validated, and only that local copy is
+ * used to bound the payload copy into consumer memory (no TOCTOU on lengths);
+ * packets are handed out from the copy, never from shared memory.
+ *
+ * A killed writer thus loses its unfinished record only; other writers never
+ * wait for it (they CAS past it); the consumer skips it as soon as the owner
+ * is dead (RESERVED) or after hole_timeout_ms (no header yet). A stopped
+ * (SIGSTOP) writer with a RESERVED record delays that CPU buffer's delivery
+ * until it resumes or the consumer reads with RB_READ_FORCE; writers keep
+ * going and drop (counted) when the buffer is full. pids are read in the
+ * consumer's pid namespace: daemon and apps must share it.
+ *
+ * Overwrite mode reading: the consumer copies the sub-buffer, then re-reads
+ * write_pos (seqlock style, acquire fence between) and CASes consumed_pos
+ * forward; a producer that lapped the sub-buffer CASes consumed_pos forward
+ * itself ("push") and counts the overwritten records. Exactly one of the two
+ * CASes wins, so each record is either delivered or counted lost, never both.
+ *
+ * Wakeups: wakeup_armed in the header is set by the consumer before it sleeps
+ * on the eventfd; the producer whose reservation closes a sub-buffer does, in
+ * rb_commit, fence(seq_cst); if (armed && xchg(armed, 0)) write(eventfd).
+ * The consumer does armed = 1; fence(seq_cst); re-check buffers (Dekker pair).
+ *
+ * rseq: not used. A per-CPU rseq critical section would remove the CAS but
+ * needs per-architecture asm around the whole record copy; this CAS design is
+ * the required fallback and is what ships. The per-record header layout does
+ * not depend on how the reservation is made, so an rseq reserve can be added.
+ *
+ * Memory ordering pairs (each site names its pair with "pairs with"):
+ *   A. producer load-acquire consumed_pos  <-> consumer store-release consumed_pos
+ *   B. producer store-release COMMITTED hdr <-> consumer load-acquire hdr
+ *   C. producer CAS write_pos (acq_rel)     <-> consumer load-acquire write_pos
+ *   D. producer store-release subbuf ts     <-> consumer load-acquire subbuf ts
+ *   E. wakeup: seq_cst fences on both sides (Dekker)
+ *   F. overwrite: producer CAS write_pos + release fence before payload
+ *      stores <-> consumer acquire fence after copy, then load write_pos
+ */
+#ifndef STRATA_RINGBUF_LAYOUT_H
+#define STRATA_RINGBUF_LAYOUT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "ringbuf/ringbuf.h"
+
+#define RB_SHM_MAGIC 0x42525453u /* "STRB" little-endian */
+#define RB_SHM_VERSION 1u
+#define RB_CACHELINE 64u
+#define RB_PAGE 4096u
+
+struct rb_shm_header {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t word_size; /* sizeof(long) of the creator */
+	uint32_t header_size; /* sizeof(struct rb_shm_header) */
+	uint64_t subbuf_size;
+	uint32_t num_subbufs;
+	uint32_t nr_cpus;
+	uint32_t mode;
+	uint32_t cpu_ctl_size; /* stride of rb_cpu_ctl + its subbuf ctls */
+	uint64_t ctl_offset;
+	uint64_t data_offset;
+	uint64_t total_size;
+	_Alignas(RB_CACHELINE) _Atomic uint32_t wakeup_armed;
+};
+
+/* Per sub-buffer: timestamps published by the writers that open/close it. */
+struct rb_subbuf_ctl {
+	_Atomic uint64_t ts_begin;
+	_Atomic uint64_t begin_seq; /* seq+1 of the sub-buffer ts_begin belongs to */
+	_Atomic uint64_t ts_end;
+	_Atomic uint64_t end_seq; /* seq+1 of the sub-buffer ts_end belongs to */
+};
+
+struct rb_cpu_ctl {
+	_Alignas(RB_CACHELINE) _Atomic uint64_t write_pos;
+	_Alignas(RB_CACHELINE) _Atomic uint64_t consumed_pos;
+	_Alignas(RB_CACHELINE) _Atomic uint64_t lost_full; /* discard: buffer full */
+	_Atomic uint64_t lost_big; /* record larger than a sub-buffer */
+	_Atomic uint64_t lost_wrap; /* overwrite: oldest still being written */
+	_Atomic uint64_t lost_overwrite; /* overwrite: records overwritten unread */
+	/* followed by struct rb_subbuf_ctl[num_subbufs] */
+};
+
+/* Record header word. */
+#define RB_REC_INVALID 0u
+#define RB_REC_RESERVED 1u
+#define RB_REC_COMMITTED 2u
+#define RB_REC_PADDING 3u
+
+#define RB_HDR_LEN_SHIFT 2
+#define RB_HDR_LEN_BITS 24
+#define RB_HDR_PID_SHIFT 26
+#define RB_HDR_PID_BITS 22
+#define RB_HDR_TAG_SHIFT 48
+#define RB_HDR_LEN_MAX ((1u << RB_HDR_LEN_BITS) - 1)
+#define RB_HDR_PID_MASK ((1u << RB_HDR_PID_BITS) - 1)
+
+static inline uint64_t rb_hdr_make(unsigned int state, uint64_t len, uint32_t pid, uint64_t pass)
+{
+	return (uint64_t)state | (len << RB_HDR_LEN_SHIFT) |
+	       ((uint64_t)(pid & RB_HDR_PID_MASK) << RB_HDR_PID_SHIFT) |
+	       ((pass & 0xffffu) << RB_HDR_TAG_SHIFT);
+}
+
+static inline unsigned int rb_hdr_state(uint64_t h)
+{
+	return (unsigned int)(h & 3u);
+}
+
+static inline uint64_t rb_hdr_len(uint64_t h)
+{
+	return (h >> RB_HDR_LEN_SHIFT) & RB_HDR_LEN_MAX;
+}
+
+static inline uint32_t rb_hdr_pid(uint64_t h)
+{
+	return (uint32_t)((h >> RB_HDR_PID_SHIFT) & RB_HDR_PID_MASK);
+}
+
+static inline uint64_t rb_hdr_tag(uint64_t h)
+{
+	return h >> RB_HDR_TAG_SHIFT;
+}
+
+/* Bytes a record with a payload of len occupies. */
+static inline uint64_t rb_rec_size(uint64_t len)
+{
+	return RB_RECORD_HEADER_SIZE + ((len + 7) & ~(uint64_t)7);
+}
+
+/* Process-local channel handle. Geometry here is validated, never re-read. */
+struct rb_channel {
+	uint8_t *base; /* mapping start */
+	uint64_t map_size;
+	struct rb_shm_header *hdr;
+	uint64_t subbuf_size;
+	uint64_t cpu_buf_size;
+	uint32_t subbuf_shift;
+	uint32_t cpu_buf_shift;
+	uint32_t num_subbufs;
+	uint32_t nr_cpus;
+	enum rb_mode mode;
+	uint64_t ctl_offset;
+	uint64_t cpu_ctl_size;
+	uint64_t data_offset;
+	int shm_fd; /* owned; -1 if not kept */
+	int wake_fd; /* owned; -1 if none */
+	rb_clock_fn clock;
+};
+
+static inline struct rb_cpu_ctl *rb_cpu_ctl(const struct rb_channel *ch, uint32_t cpu)
+{
+	return (struct rb_cpu_ctl *)(ch->base + ch->ctl_offset + (uint64_t)cpu * ch->cpu_ctl_size);
+}
+
+static inline struct rb_subbuf_ctl *rb_subbuf_ctl(const struct rb_channel *ch, uint32_t cpu,
+						  uint64_t seq)
+{
+	struct rb_subbuf_ctl *sb = (struct rb_subbuf_ctl *)(rb_cpu_ctl(ch, cpu) + 1);
+
+	return &sb[seq & (ch->num_subbufs - 1)];
+}
+
+/* The one accessor from a logical position to memory: always inside cpu's data. */
+static inline uint8_t *rb_data_at(const struct rb_channel *ch, uint32_t cpu, uint64_t pos)
+{
+	return ch->base + ch->data_offset + (uint64_t)cpu * ch->cpu_buf_size +
+	       (pos & (ch->cpu_buf_size - 1));
+}
+
+/* Header word at pos (8-aligned, inside cpu's data by construction). */
+static inline _Atomic uint64_t *rb_hdr_at(const struct rb_channel *ch, uint32_t cpu, uint64_t pos)
+{
+	return (_Atomic uint64_t *)(void *)rb_data_at(ch, cpu, pos & ~(uint64_t)7);
+}
+
+/*
+ * Walk result used by both the consumer and the overwrite-mode producer: is
+ * the header h at pos a valid record start inside the sub-buffer ending at
+ * sb_end?
+ */
+static inline int rb_hdr_valid(const struct rb_channel *ch, uint64_t h, uint64_t pos,
+			       uint64_t sb_end)
+{
+	unsigned int state = rb_hdr_state(h);
+
+	if (state == RB_REC_INVALID)
+		return 0;
+	if (rb_hdr_tag(h) != ((pos >> ch->cpu_buf_shift) & 0xffffu))
+		return 0;
+	if (state == RB_REC_PADDING)
+		return pos + RB_RECORD_HEADER_SIZE + rb_hdr_len(h) == sb_end;
+	return rb_rec_size(rb_hdr_len(h)) <= sb_end - pos;
+}
+
+/* Producer side, overwrite mode (producer.c); also used by tests. */
+int rb_pid_alive(uint32_t pid);
+
+#endif

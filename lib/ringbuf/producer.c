@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Producer side: rb_reserve()/rb_commit(). Runs inside traced apps, from any
+ * thread or signal handler: no lock, no allocation, no system call on the
+ * fast path, errno preserved. Protocol and ordering pairs: layout.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "ringbuf/layout.h"
+
+/* Reservation flags (rb_reservation.priv_flags). */
+#define RB_RES_CLOSES 0x1u /* this reservation closed a sub-buffer: maybe wake */
+
+/*
+ * Owner pid written in every record header. Cached: getpid() is a syscall.
+ * Refreshed in fork children by the atfork handler (children of raw clone()
+ * without glibc keep the parent's pid: their records look owned by the parent).
+ */
+static uint32_t rb_self_pid;
+
+static void rb_pid_refresh(void)
+{
+	rb_self_pid = (uint32_t)getpid();
+}
+
+__attribute__((constructor)) static void rb_pid_init(void)
+{
+	rb_pid_refresh();
+	pthread_atfork(NULL, NULL, rb_pid_refresh);
+}
+
+/* Async-signal-safe: /proc/<pid>/stat state field is 'Z' or 'X' for a dead task. */
+static int pid_is_zombie(uint32_t pid)
+{
+	char path[32] = "/proc/";
+	char buf[256], digits[12];
+	size_t n = 0, i;
+	ssize_t len;
+	char *p;
+	int fd;
+
+	do {
+		digits[n++] = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid && n < sizeof(digits));
+	p = path + 6;
+	while (n)
+		*p++ = digits[--n];
+	for (i = 0; i < sizeof("/stat"); i++)
+		*p++ = "/stat"[i];
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	/* comm may contain ')' and spaces: the state follows the last ')'. */
+	p = NULL;
+	for (i = 0; i < (size_t)len; i++)
+		if (buf[i] == ')')
+			p = &buf[i];
+	if (!p || p + 2 >= buf + len)
+		return 0;
+	return p[2] == 'Z' || p[2] == 'X';
+}
+
+int rb_pid_alive(uint32_t pid)
+{
+	int saved = errno, alive;
+
+	if (pid == 0)
+		alive = 0;
+	else if (pid == rb_self_pid)
+		alive = 1;
+	else if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		alive = !pid_is_zombie(pid);
+	else
+		alive = 0;
+	errno = saved;
+	return alive;
+}
+
+/*
+ * Overwrite mode: before entering the sub-buffer at old_start + cpu_buf_size,
+ * check the old pass at old_start. Returns -EBUSY if a live writer still has a
+ * record in flight there (overwriting it would corrupt the new data with its
+ * late stores), else the number of records it holds (delivered or not: the
+ * caller counts them only if it wins the push of consumed_pos). Holes count
+ * as one lost record each. Bounded: every step advances >= 8 bytes.
+ */
+static int64_t overwrite_check(const struct rb_channel *ch, uint32_t cpu, uint64_t old_start)
+{
+	uint64_t pos = old_start, sb_end = old_start + ch->subbuf_size;
+	int64_t count = 0;
+
+	while (pos < sb_end) {
+		/* pairs with the producers' store-release of COMMITTED/PADDING (B) */
+		uint64_t h = atomic_load_explicit(rb_hdr_at(ch, cpu, pos), memory_order_acquire);
+
+		if (!rb_hdr_valid(ch, h, pos, sb_end)) {
+			while (pos < sb_end &&
+			       !rb_hdr_valid(ch,
+					     atomic_load_explicit(rb_hdr_at(ch, cpu, pos),
+								  memory_order_relaxed),
+					     pos, sb_end))
+				pos += 8;
+			count++;
+			continue;
+		}
+		switch (rb_hdr_state(h)) {
+		case RB_REC_PADDING:
+			return count;
+		case RB_REC_RESERVED:
+			if (rb_pid_alive(rb_hdr_pid(h)))
+				return -EBUSY;
+			count++;
+			break;
+		default:
+			count++;
+			break;
+		}
+		pos += rb_rec_size(rb_hdr_len(h));
+	}
+	return count;
+}
+
+static uint32_t current_cpu(const struct rb_channel *ch)
+{
+	/* glibc >= 2.35 answers from the rseq area: a TLS load, no syscall. */
+	int cur = sched_getcpu();
+	uint32_t c = cur < 0 ? 0 : (uint32_t)cur;
+
+	return c < ch->nr_cpus ? c : c % ch->nr_cpus;
+}
+
+static void store_ts(_Atomic uint64_t *ts_word, _Atomic uint64_t *seq_word, uint64_t ts,
+		     uint64_t seq)
+{
+	/* Invalidate first so a reader never pairs a new ts with an old seq. */
+	atomic_store_explicit(seq_word, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(ts_word, ts, memory_order_relaxed);
+	/* pairs with the consumer's load-acquire of begin_seq/end_seq (D) */
+	atomic_store_explicit(seq_word, seq + 1, memory_order_release);
+}
+
+int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_reservation *res)
+{
+	const uint64_t S = ch->subbuf_size;
+	struct rb_cpu_ctl *ctl;
+	uint64_t o, begin, end, size, ts, pass;
+	int64_t overwritten = -1;
+	uint32_t c, pid, flags = 0;
+	_Atomic uint64_t *hdr;
+
+	if (cpu < 0)
+		c = current_cpu(ch);
+	else if ((uint32_t)cpu < ch->nr_cpus)
+		c = (uint32_t)cpu;
+	else
+		return -EINVAL;
+	ctl = rb_cpu_ctl(ch, c);
+	if (unlikely(payload_len > RB_RECORD_MAX(S))) {
+		atomic_fetch_add_explicit(&ctl->lost_big, 1, memory_order_relaxed);
+		return -E2BIG;
+	}
+	size = rb_rec_size(payload_len);
+
+	/* pairs with the acq_rel CAS of other producers / the consumer's flush (C) */
+	o = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
+	for (;;) {
+		/* Read after the position: a CAS failure re-reads both. */
+		ts = ch->clock ? ch->clock() : 0;
+		begin = (o & (S - 1)) + size <= S ? o : (o | (S - 1)) + 1;
+		end = begin + size;
+		if (ch->mode == RB_MODE_DISCARD) {
+			/* pairs with the consumer's store-release of consumed_pos (A) */
+			uint64_t consumed =
+				atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire);
+
+			if (unlikely(end - consumed > ch->cpu_buf_size)) {
+				atomic_fetch_add_explicit(&ctl->lost_full, 1, memory_order_relaxed);
+				return -ENOBUFS;
+			}
+		} else if (unlikely(!(begin & (S - 1)) && begin >= ch->cpu_buf_size)) {
+			overwritten = overwrite_check(ch, c, begin - ch->cpu_buf_size);
+			if (overwritten < 0) {
+				atomic_fetch_add_explicit(&ctl->lost_wrap, 1, memory_order_relaxed);
+				return -ENOBUFS;
+			}
+		}
+		/* pairs with the consumer's load-acquire of write_pos (C) */
+		if (atomic_compare_exchange_weak_explicit(
+			    &ctl->write_pos, &o, end, memory_order_acq_rel, memory_order_acquire))
+			break;
+		overwritten = -1;
+	}
+
+	pid = rb_self_pid;
+	if (unlikely(begin != o)) {
+		/* Close the previous sub-buffer with padding; our ts is its end. */
+		store_ts(&rb_subbuf_ctl(ch, c, o >> ch->subbuf_shift)->ts_end,
+			 &rb_subbuf_ctl(ch, c, o >> ch->subbuf_shift)->end_seq, ts,
+			 o >> ch->subbuf_shift);
+		/* pairs with the consumer's load-acquire of headers (B) */
+		atomic_store_explicit(rb_hdr_at(ch, c, o),
+				      rb_hdr_make(RB_REC_PADDING, begin - o - RB_RECORD_HEADER_SIZE,
+						  pid, o >> ch->cpu_buf_shift),
+				      memory_order_release);
+		flags |= RB_RES_CLOSES;
+	}
+	if (unlikely(!(begin & (S - 1)))) {
+		struct rb_subbuf_ctl *sb = rb_subbuf_ctl(ch, c, begin >> ch->subbuf_shift);
+
+		if (overwritten >= 0) {
+			/*
+			 * We lapped the oldest sub-buffer: push the reader past it
+			 * unless the consumer already took it. Exactly one of this
+			 * CAS and the consumer's CAS wins (layout.h, overwrite mode).
+			 */
+			uint64_t old = begin - ch->cpu_buf_size;
+
+			/* pairs with the consumer's acquire fence + write_pos load (F) */
+			atomic_thread_fence(memory_order_release);
+			if (atomic_compare_exchange_strong_explicit(&ctl->consumed_pos, &old,
+								    old + S, memory_order_acq_rel,
+								    memory_order_relaxed))
+				atomic_fetch_add_explicit(&ctl->lost_overwrite,
+							  (uint64_t)overwritten,
+							  memory_order_relaxed);
+		}
+		store_ts(&sb->ts_begin, &sb->begin_seq, ts, begin >> ch->subbuf_shift);
+	}
+	if (unlikely(!(end & (S - 1)))) {
+		/* Exact fit: this record is the last of its sub-buffer. */
+		struct rb_subbuf_ctl *sb = rb_subbuf_ctl(ch, c, begin >> ch->subbuf_shift);
+
+		store_ts(&sb->ts_end, &sb->end_seq, ts, begin >> ch->subbuf_shift);
+		flags |= RB_RES_CLOSES;
+	}
+
+	pass = begin >> ch->cpu_buf_shift;
+	hdr = rb_hdr_at(ch, c, begin);
+	res->priv_word = rb_hdr_make(RB_REC_RESERVED, payload_len, pid, pass);
+	/* RESERVED needs no ordering: the COMMITTED store-release publishes. */
+	atomic_store_explicit(hdr, res->priv_word, memory_order_relaxed);
+	res->priv_hdr = (void *)hdr;
+	res->priv_flags = flags;
+	res->priv_cpu = c;
+	res->data = (uint8_t *)(void *)hdr + RB_RECORD_HEADER_SIZE;
+	res->ts = ts;
+	return 0;
+}
+
+static void wake_consumer(struct rb_channel *ch)
+{
+	struct rb_shm_header *h = ch->hdr;
+	uint64_t one = 1;
+	int saved;
+
+	if (ch->wake_fd < 0)
+		return;
+	/* pairs with the seq_cst fence in rb_consumer_arm_wakeup (E, Dekker) */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load_explicit(&h->wakeup_armed, memory_order_relaxed))
+		return;
+	if (!atomic_exchange_explicit(&h->wakeup_armed, 0, memory_order_acq_rel))
+		return;
+	saved = errno;
+	/* EAGAIN (counter full) means a wakeup is already pending: fine. */
+	if (write(ch->wake_fd, &one, sizeof(one)) < 0) {
+	}
+	errno = saved;
+}
+
+void rb_commit(struct rb_channel *ch, struct rb_reservation *res)
+{
+	uint64_t word = (res->priv_word & ~(uint64_t)3) | RB_REC_COMMITTED;
+
+	/* pairs with the consumer's load-acquire of the header (B) */
+	atomic_store_explicit((_Atomic uint64_t *)res->priv_hdr, word, memory_order_release);
+	if (unlikely(res->priv_flags & RB_RES_CLOSES))
+		wake_consumer(ch);
+}
