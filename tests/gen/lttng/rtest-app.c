@@ -5,6 +5,9 @@
  *   rtest-app paced ITERS USEC     same, pausing USEC between iterations so
  *                                  the consumer drains each sub-buffer
  *   rtest-app burst N              N rtest:load events as fast as possible
+ *   rtest-app mixed N              N events, mostly rtest:load with ints,
+ *                                  strings, arrays and enums mixed in
+ *                                  (the viewer benchmark's workload)
  *
  * Values are fixed so that regenerated traces differ only in timestamps,
  * pids and addresses.
@@ -119,6 +122,39 @@ static void emit_burst(uint64_t n)
 		tracepoint(rtest, load, i, (int32_t)(i * 7) - 1000, names[i & 3], (double) i / 8.0);
 }
 
+static void emit_mixed(uint64_t n)
+{
+	static const char *const names[] = { "alpha", "beta", "gamma-delta", "tab\there" };
+	static const int32_t arr[] = { 10, 20, 30, -1 };
+	static const uint16_t seq[] = { 1, 2, 3, 1024, 65535, 0, 7, 8 };
+	static const uint8_t bytes[] = { 0, 1, 127, 128, 200, 255 };
+
+	for (uint64_t i = 0; i < n; i++) {
+		switch (i & 7) {
+		case 0:
+			tracepoint(rtest, ints, &ints_rows[(i >> 3) % 5]);
+			break;
+		case 1:
+			tracepoint(rtest, string, strings[(i >> 3) % 8]);
+			break;
+		case 2: {
+			const struct rtest_arrays a = { "text\"12", (i >> 3) % 8, arr, seq,
+							(i >> 3) % 8, bytes };
+
+			tracepoint(rtest, arrays, &a);
+			break;
+		}
+		case 3:
+			tracepoint(rtest, enums, (int) ((i >> 3) % 30), (uint32_t) (i >> 3) & 7);
+			break;
+		default:
+			tracepoint(rtest, load, i, (int32_t) (i * 7) - 1000, names[i & 3],
+				   (double) i / 8.0);
+			break;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -135,8 +171,10 @@ int main(int argc, char **argv)
 		}
 	} else if (strcmp(mode, "burst") == 0) {
 		emit_burst(a);
+	} else if (strcmp(mode, "mixed") == 0) {
+		emit_mixed(a);
 	} else {
-		fprintf(stderr, "usage: %s all [ITERS] | paced ITERS USEC | burst N\n", argv[0]);
+		fprintf(stderr, "usage: %s all [ITERS] | paced ITERS USEC | burst N | mixed N\n", argv[0]);
 		return 2;
 	}
 	return 0;

@@ -1,0 +1,221 @@
+#!/bin/bash
+# Compares `strata view` with babeltrace2 2.0.4 on the golden traces.
+#
+#   view-compare.sh STRATA_BINARY GROUP
+#
+# GROUP is one of the trace groups below (lttng-a, lttng-b, gen-a, gen-b,
+# gen-c) or "bad" (malformed traces: strata must fail cleanly, naming the
+# file). For every trace and option set, both tools run with the same path
+# argument and TZ; stdout and stderr are compared separately with cmp, and
+# the first difference is shown as a unified diff excerpt. Exits 77 when
+# babeltrace2 is missing.
+set -u
+
+strata=${1:?usage: view-compare.sh STRATA_BINARY GROUP}
+group=${2:?usage: view-compare.sh STRATA_BINARY GROUP}
+here=$(cd "$(dirname "$0")" && pwd)
+traces=$(cd "$here/../traces" && pwd)
+
+if ! command -v babeltrace2 >/dev/null 2>&1; then
+	echo "SKIP: babeltrace2 is not installed (apt-get install babeltrace2)"
+	exit 77
+fi
+if [ ! -x "$strata" ]; then
+	echo "FAIL: strata binary '$strata' is not executable"
+	exit 1
+fi
+
+# multi: two paths given together (their clocks must be compatible).
+case $group in
+lttng-a)
+	list=(lttng/uid-ctx lttng/pid-two lttng/multichan lttng/snapshot)
+	multi=(lttng/uid-ctx lttng/pid-two)
+	;;
+lttng-b)
+	list=(lttng/discard lttng/lost-packet lttng/may-discard lttng/rotation)
+	multi=(lttng/discard lttng/lost-packet)
+	;;
+gen-a)
+	list=(gen/types-le gen/types-be gen/compact-wrap)
+	multi=(gen/types-le gen/types-be)
+	;;
+gen-b)
+	list=(gen/clock-neg gen/clock-odd gen/noclock gen/implicit-clock gen/minimal)
+	multi=()
+	;;
+gen-c)
+	list=(gen/packetized-be gen/multi-sc gen/merge gen/nohost)
+	multi=(gen/merge/t4 gen/merge/t1)
+	;;
+bad) list=() ;;
+*)
+	echo "FAIL: unknown group '$group'"
+	exit 1
+	;;
+esac
+
+# Option sets run with TZ=UTC; the TZ sets below repeat a few in other zones.
+option_sets=(
+	''
+	'--no-delta'
+	'--clock-seconds'
+	'--clock-date'
+	'--clock-gmt'
+	'--clock-date --clock-gmt'
+	'--clock-seconds --clock-date'
+	'--clock-cycles'
+	'--clock-cycles --no-delta'
+	'-n all'
+	'-n none'
+	'-n scope'
+	'-n header'
+	'-n payload'
+	'-n context'
+	'--names=payload,scope'
+	'-n all --clock-cycles --no-delta'
+	'-f all'
+	'-f trace'
+	'-f loglevel'
+	'-f callsite'
+	'-f emf,trace:domain'
+	'--fields=trace:hostname,trace:procname,trace:vpid'
+	'-n all -f all'
+	'-n none -f all --no-delta'
+	'--clock-offset 5'
+	'--clock-offset-ns 1500000000'
+	'--clock-offset -2 --clock-seconds'
+)
+tz_sets=(
+	'America/Montreal|'
+	'America/Montreal|--clock-date'
+	'Asia/Kolkata|'
+	'Asia/Kolkata|--clock-date'
+	'Asia/Kolkata|--clock-gmt'
+)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/strata-view-compare.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+
+# run_pair TZ "OPTIONS" DIR PATH...: one comparison, both tools run in DIR.
+run_pair() {
+	local tz=$1 opts=$2 dir=$3
+	shift 3
+	local -a o
+	read -r -a o <<<"$opts"
+	local what="TZ=$tz ${opts:-(default)} $*"
+	(cd "$dir" && TZ=$tz exec babeltrace2 "${o[@]}" "$@") >"$work/bt.out" 2>"$work/bt.err"
+	local bt_rc=$?
+	(cd "$dir" && TZ=$tz exec "$strata" view "${o[@]}" "$@") >"$work/st.out" 2>"$work/st.err"
+	local st_rc=$?
+	local ok=1
+	if [ "$bt_rc" != 0 ]; then
+		echo "FAIL: babeltrace2 itself failed (rc=$bt_rc): $what"
+		head -n 5 "$work/bt.err"
+		fail=$((fail + 1))
+		return
+	fi
+	if [ "$st_rc" != "$bt_rc" ]; then
+		echo "FAIL: exit status strata=$st_rc babeltrace2=$bt_rc: $what"
+		head -n 5 "$work/st.err"
+		ok=0
+	fi
+	local stream
+	for stream in out err; do
+		if ! cmp -s "$work/bt.$stream" "$work/st.$stream"; then
+			[ "$ok" = 0 ] || echo "FAIL: std$stream differs: $what"
+			[ "$ok" = 0 ] && echo "      std$stream differs too"
+			ok=0
+			cmp "$work/bt.$stream" "$work/st.$stream" 2>&1 | head -n 1 | sed 's/^/      /'
+			diff -u --label "babeltrace2 std$stream" --label "strata std$stream" \
+				"$work/bt.$stream" "$work/st.$stream" | head -n 12 | cut -c1-400
+		fi
+	done
+	if [ "$ok" = 1 ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+	fi
+}
+
+# --decode-only decodes everything and prints nothing, like the dummy sink.
+check_decode_only() {
+	local path=$1
+	babeltrace2 "$path" -c sink.utils.dummy >/dev/null 2>&1
+	local bt_rc=$?
+	"$strata" view --decode-only "$path" >"$work/st.out" 2>"$work/st.err"
+	local st_rc=$?
+	if [ "$st_rc" != "$bt_rc" ] || [ -s "$work/st.out" ]; then
+		echo "FAIL: --decode-only: rc=$st_rc (babeltrace2 dummy: $bt_rc)," \
+			"$(wc -c <"$work/st.out") bytes on stdout: $path"
+		head -n 5 "$work/st.err"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+
+# check_bad PATH NEEDLE: strata must fail, name the file, and not crash.
+check_bad() {
+	local path=$1 needle=$2
+	babeltrace2 "$path" >/dev/null 2>"$work/bt.err"
+	local bt_rc=$?
+	"$strata" view "$path" >"$work/st.out" 2>"$work/st.err"
+	local st_rc=$?
+	local why=''
+	if [ "$st_rc" = 0 ]; then
+		why='exited 0'
+	elif [ "$st_rc" -ge 128 ]; then
+		why="killed by signal $((st_rc - 128))"
+	elif grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$work/st.err"; then
+		why='sanitizer report'
+	elif ! grep -qF -- "$needle" "$work/st.err"; then
+		why="error message does not name '$needle'"
+	elif [ "$bt_rc" = 0 ]; then
+		why='babeltrace2 accepted it (the corpus is stale?)'
+	fi
+	if [ -n "$why" ]; then
+		echo "FAIL: $path: $why (strata rc=$st_rc, babeltrace2 rc=$bt_rc); strata stderr:"
+		head -n 8 "$work/st.err" | cut -c1-300 | sed 's/^/      /'
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+
+if [ "$group" = bad ]; then
+	for t in truncated content-gt-packet packet-beyond-file bad-magic unknown-event-id; do
+		check_bad "$traces/bad/$t" "$t/channel0_0"
+	done
+	for t in metadata-syntax no-signature; do
+		check_bad "$traces/bad/$t" "$t/metadata"
+	done
+	mkdir "$work/empty-trace-dir"
+	check_bad "$work/empty-trace-dir" "empty-trace-dir"
+	check_bad "$work/does-not-exist" "does-not-exist"
+else
+	for t in "${list[@]}"; do
+		path=$traces/$t
+		for opts in "${option_sets[@]}"; do
+			run_pair UTC "$opts" "$traces" "$path"
+		done
+		for tzo in "${tz_sets[@]}"; do
+			run_pair "${tzo%%|*}" "${tzo#*|}" "$traces" "$path"
+		done
+		check_decode_only "$path"
+	done
+	# The same trace given through a relative path and with a trailing slash
+	# (trace names and stream paths are derived from the argument).
+	first=${list[0]}
+	run_pair UTC '-f all' "$traces" "$first/"
+	run_pair UTC '-f trace -n all' "$traces/$first/.." "$(basename "$first")"
+	# Several paths on one command line are merged into one timeline.
+	if [ "${#multi[@]}" -gt 0 ]; then
+		run_pair UTC '' "$traces" "$traces/${multi[0]}" "${multi[1]}"
+		run_pair UTC '-n all -f all' "$traces" "${multi[@]}"
+	fi
+fi
+
+echo "view-compare $group: $pass passed, $fail failed"
+[ "$fail" = 0 ]
