@@ -608,7 +608,8 @@ def trace_merge():
 
 
 # ---------------------------------------------------------------------------
-# nohost: a non-LTTng env without hostname (procname and vpid only).
+# nohost: a non-LTTng env without hostname (procname and vpid only), plus an
+# empty stream file and a hidden file, both ignored.
 
 def trace_nohost():
     clk = Clock('monotonic', freq=1000000000, offset_s=1500000000, offset=999999999)
@@ -626,6 +627,10 @@ def trace_nohost():
               'events_discarded': 0, 'cpu_id': 0},
              [Event(ev, x, fields={'_n': x}) for x in (1, 2, 100)])
     s.close()
+    # Readers skip empty stream files and hidden files.
+    open(os.path.join(t.path, 'ch_1_empty'), 'wb').close()
+    with open(os.path.join(t.path, '.hidden'), 'w') as f:
+        f.write('not a stream\n')
 
 
 # ---------------------------------------------------------------------------
