@@ -289,7 +289,8 @@ def trace_types(bo):
 # ---------------------------------------------------------------------------
 # compact-wrap: 1 GHz clock whose offset needs normalization (offset > freq),
 # compact 27-bit timestamps wrapping many times, extended headers for gaps
-# >= 2^27 ns, discarded events and a lost packet in generated data.
+# >= 2^27 ns, discarded events and a lost packet in generated data; kernel-like
+# packetized metadata without the text signature.
 
 def trace_compact_wrap():
     clk = Clock('monotonic', freq=1000000000, offset_s=1600000000, offset=7300000123,
@@ -297,13 +298,14 @@ def trace_compact_wrap():
     t = Trace(fresh(os.path.join(GEN, 'compact-wrap')), 'le',
               uuid='22222222-3333-4444-8555-666666666601',
               env={'hostname': 'wraphost', 'domain': 'kernel', 'tracer_name': 'ctfgen',
-                   'tracer_major': 1, 'tracer_minor': 0},
-              clocks=[clk], packet_header_type=packet_header())
+                   'tracer_major': 1, 'tracer_minor': 0, 'trace_buffering_scheme': 'global'},
+              clocks=[clk], packet_header_type=packet_header(), signature=None)
     sc = t.stream_class(0, packet_context=lttng_like_packet_context(),
                         event_header=compact_header())
     tick = t.event_class('sched_tick', 0, sc, fields=Struct([('_n', U32), ('_cpu', U8)]))
     note = t.event_class('note', 1, sc, fields=Struct([('_msg', String())]))
-    t.write_metadata()
+    # Like lttng-modules: packetized metadata whose text has no signature.
+    t.write_metadata(packetized=True)
     base = 5000000000
     for cpu in (0, 1):
         s = t.stream('channel0_%d' % cpu, sc, cpu, header_kind='compact')
