@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Binary decoding of CTF 1.8 packets (ctf.md §1.6, §1.7, §1.9).
+ *
+ * The IR types (ctf-ir.h) are compiled once per trace into a mirror tree of
+ * `struct dnode`, which carries everything the hot loop needs precomputed:
+ * fast-path flags for byte-aligned native integers, variant tag ranges,
+ * event-class lookup tables. Decoding writes `struct ctf_value` entries in
+ * pre-order into a reused array and allocates nothing once warmed up.
+ *
+ * Invariant: every read is checked against the packet's content end, which
+ * the caller has already checked against the mapped file size.
+ */
+#ifndef STRATA_CTF_DECODE_H
+#define STRATA_CTF_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctf/ctf-ir.h"
+
+/* Limits on what untrusted input can make the decoder do. */
+#define CTF_DEC_MAX_VALUES (1u << 22) /* values per event or per packet header+context */
+#define CTF_DEC_MAX_DEPTH 128u /* type nesting */
+
+enum dn_kind {
+	DN_INT,
+	DN_FLOAT,
+	DN_STRING,
+	DN_STRUCT,
+	DN_VARIANT,
+	DN_ARRAY,
+	DN_SEQUENCE,
+	DN_TEXT_ARRAY,
+	DN_TEXT_SEQUENCE,
+};
+
+/* One range of a variant's tag enumeration mapped to an option. */
+struct dn_range {
+	uint64_t lo, hi;
+	uint32_t option;
+};
+
+struct dnode {
+	uint8_t kind; /* enum dn_kind */
+	uint8_t bo; /* enum ctf_byte_order (ints, floats) */
+	uint8_t meaning; /* enum ctf_meaning (ints, enums) */
+	bool is_signed;
+	bool fast; /* int: 8/16/32/64 bits, byte-aligned, host byte order */
+	bool is_enum;
+	int32_t clock; /* ints/enums: clock index or -1 */
+	uint32_t align; /* bits */
+	uint32_t size; /* ints: bits; floats: 32 or 64 */
+	const struct ctf_type *type; /* stored in ctf_value.type */
+	uint32_t n_children; /* struct members, variant options; arrays: 1 */
+	struct dnode **children;
+	uint64_t length; /* static arrays */
+	const struct ctf_field_path *path; /* sequence length, variant tag */
+	uint64_t min_bits; /* least bits one instance takes (saturating) */
+	struct dn_range *ranges; /* variants, in babeltrace2's search order */
+	uint32_t n_ranges;
+	bool ranges_signed;
+};
+
+/* Decoding tables for one event class. */
+struct ctf_ec_dec {
+	const struct ctf_event_class *ec;
+	struct dnode *context;
+	struct dnode *payload;
+};
+
+/* Decoding tables for one stream class. */
+struct ctf_sc_dec {
+	const struct ctf_stream_class *sc;
+	struct dnode *packet_context;
+	struct dnode *event_header;
+	struct dnode *event_context;
+	struct ctf_ec_dec *ecs; /* parallel to sc->events */
+	/* Dense id → index+1 table when ids are small; 0 means absent. */
+	uint32_t *ec_dense;
+	uint64_t n_dense;
+	/* What the packet context provides (babeltrace2's stream class config). */
+	bool has_ts_begin, has_ts_end, has_disc_events, has_seq_num;
+	bool has_content_size, has_packet_size;
+};
+
+struct ctf_dec_arena;
+
+/* Compiled decoding tables of one trace class. */
+struct ctf_trace_dec {
+	const struct ctf_trace_class *tc;
+	struct dnode *packet_header;
+	struct ctf_sc_dec *scs; /* parallel to tc->streams */
+	int64_t *clock_base_ns; /* per clock: offset_s * 1e9 + conv(offset_cycles) */
+	bool *clock_base_ok;
+	struct ctf_dec_arena *arena;
+};
+
+/*
+ * Compile the decoding tables. Returns 0, -ENOMEM, or -STRATA_EMETADATA with
+ * a description in errbuf (e.g. a variant tag path that does not lead to an
+ * enumeration).
+ */
+int ctf_trace_dec_create(const struct ctf_trace_class *tc, struct ctf_trace_dec **ret, char *errbuf,
+			 size_t errlen);
+void ctf_trace_dec_destroy(struct ctf_trace_dec *td);
+
+/* The stream class decoding tables for stream class id, or NULL. */
+const struct ctf_sc_dec *ctf_trace_dec_sc(const struct ctf_trace_dec *td, uint64_t id);
+/* The event class decoding tables for id, or NULL. */
+const struct ctf_ec_dec *ctf_sc_dec_ec(const struct ctf_sc_dec *scd, uint64_t id);
+
+/* A growable, reused array of decoded values. */
+struct ctf_values {
+	struct ctf_value *v;
+	uint32_t n, cap;
+};
+
+void ctf_values_release(struct ctf_values *vals);
+
+/* Where a scope's root value lives, for field path resolution. */
+struct ctf_scope_root {
+	const struct ctf_values *vals;
+	uint32_t idx;
+	bool present;
+};
+
+/* Decoding state for one packet region. */
+struct ctf_dec {
+	const uint8_t *base; /* packet start */
+	uint64_t pos; /* bits from packet start */
+	uint64_t end; /* bits: decoding may not go past this */
+	struct ctf_values *out;
+	struct ctf_scope_root root[CTF_SCOPE_COUNT];
+	uint64_t *clock; /* the stream's current clock value */
+	/* Last value decoded for each meaning, valid when the bit is set. */
+	uint64_t meaning_val[CTF_MEANING_TIMESTAMP + 1];
+	uint32_t meaning_set;
+	const char *err; /* static description of the failure */
+	uint64_t err_pos; /* bit position of the failure */
+};
+
+/*
+ * Decode the root (a struct) of scope at the current position into
+ * dec->out, registering it in dec->root for field paths.
+ * *ret_idx receives the index of the root value. Returns 0 or
+ * -STRATA_ESTREAM (dec->err, dec->err_pos set) or -ENOMEM.
+ */
+int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *root,
+		 uint32_t *ret_idx);
+
+/*
+ * babeltrace2's conversion of a clock value to ns from origin (ctf.md §1.8).
+ * Returns false on int64 overflow.
+ */
+bool ctf_clock_to_ns(const struct ctf_trace_dec *td, int32_t clock, uint64_t cycles,
+		     int64_t *ret_ns);
+/* Conversion of a clock value to ns with a 0 offset, as babeltrace2 does. */
+uint64_t ctf_clock_value_ns(uint64_t freq, uint64_t value);
+
+/* Apply the reader's clock offset and correlation options to a clock class. */
+void ctf_clock_apply_offset(struct ctf_clock_class *cc, int64_t offset_s, int64_t offset_ns);
+
+/* Bit-level integer reads (ctf.md §1.6); bits must be available. */
+uint64_t ctf_read_bits_le(const uint8_t *base, uint64_t pos, unsigned size);
+uint64_t ctf_read_bits_be(const uint8_t *base, uint64_t pos, unsigned size);
+
+#endif

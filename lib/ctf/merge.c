@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stream heap for the timestamp-ordered merge (merge.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf/merge.h"
+#include "common/common.h"
+
+/* babeltrace2's message_type_weight(): heavier goes first. */
+static int type_weight(enum strata_ctf_msg_type t)
+{
+	switch (t) {
+	case STRATA_CTF_MSG_EVENT:
+		return 5;
+	case STRATA_CTF_MSG_DISCARDED_EVENTS:
+		return 4;
+	default:
+		return 1;
+	}
+}
+
+/* NULL sorts first, as in compare_events()/compare_streams(). */
+static int cmp_opt_str(const char *a, const char *b)
+{
+	if (a && b)
+		return strcmp(a, b);
+	if (!a && b)
+		return -1;
+	if (a && !b)
+		return 1;
+	return 0;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_events(const struct strata_ctf_event *a, const struct strata_ctf_event *b)
+{
+	const struct ctf_event_class *ea = a->ec, *eb = b->ec;
+	int r = cmp_u64(ea->id, eb->id);
+
+	if (r)
+		return r;
+	r = cmp_opt_str(ea->name, eb->name);
+	if (r)
+		return r;
+	if (ea->has_loglevel && eb->has_loglevel) {
+		if (ea->loglevel != eb->loglevel)
+			return ea->loglevel < eb->loglevel ? -1 : 1;
+	} else if (ea->has_loglevel != eb->has_loglevel) {
+		return ea->has_loglevel ? -1 : 1;
+	}
+	return cmp_opt_str(ea->emf_uri, eb->emf_uri);
+}
+
+/*
+ * Discarded notices of two streams with the same identity: babeltrace2
+ * compares raw clock values, then counts (an unknown count goes last).
+ * It truncates the differences to int; that is kept.
+ */
+static int cmp_discarded(const struct ctf_stream *a, const struct ctf_stream *b)
+{
+	const struct ctf_pending *pa = a->head_pending, *pb = b->head_pending;
+	int r;
+
+	if (!pa || !pb)
+		return 0;
+	if (pa->d.has_range && pb->d.has_range) {
+		r = (int)(pa->begin_raw - pb->begin_raw);
+		if (r)
+			return r;
+		r = (int)(pa->end_raw - pb->end_raw);
+		if (r)
+			return r;
+	}
+	if (pa->d.count && pb->d.count)
+		return (int)(pa->d.count - pb->d.count);
+	if (pa->d.count != pb->d.count)
+		return pa->d.count ? -1 : 1;
+	return 0;
+}
+
+int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
+{
+	const struct ctf_trace_class *ta = a->rt->t.tc, *tb = b->rt->t.tc;
+	int r;
+
+	if (a->key_ns != b->key_ns)
+		return a->key_ns < b->key_ns ? -1 : 1;
+	/* Trace UUID: traces with one first. */
+	if (ta->has_uuid != tb->has_uuid)
+		return ta->has_uuid ? -1 : 1;
+	if (ta->has_uuid) {
+		r = memcmp(ta->uuid, tb->uuid, 16);
+		if (r)
+			return r;
+	}
+	r = cmp_opt_str(a->rt->t.name, b->rt->t.name);
+	if (r)
+		return r;
+	r = cmp_u64(a->scd->sc->id, b->scd->sc->id);
+	if (r)
+		return r;
+	r = cmp_u64(a->stream_id, b->stream_id);
+	if (r)
+		return r;
+	if (a->msg.type != b->msg.type)
+		return type_weight(b->msg.type) - type_weight(a->msg.type);
+	if (a->msg.type == STRATA_CTF_MSG_EVENT) {
+		r = cmp_events(a->msg.event, b->msg.event);
+		if (r)
+			return r;
+		r = strcmp(a->path, b->path);
+		if (r)
+			return r;
+	} else {
+		r = strcmp(a->path, b->path);
+		if (r)
+			return r;
+		r = cmp_discarded(a, b);
+		if (r)
+			return r;
+	}
+	/* Indistinguishable for babeltrace2: keep a fixed order. */
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static void sift_up(struct ctf_merge *m, size_t i)
+{
+	struct ctf_stream *s = m->heap[i];
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (ctf_merge_cmp(s, m->heap[p]) >= 0)
+			break;
+		m->heap[i] = m->heap[p];
+		i = p;
+	}
+	m->heap[i] = s;
+}
+
+static void sift_down(struct ctf_merge *m, size_t i)
+{
+	struct ctf_stream *s = m->heap[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, c;
+
+		if (l >= m->n)
+			break;
+		c = l;
+		if (l + 1 < m->n && ctf_merge_cmp(m->heap[l + 1], m->heap[l]) < 0)
+			c = l + 1;
+		if (ctf_merge_cmp(m->heap[c], s) >= 0)
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	m->heap[i] = s;
+}
+
+int ctf_merge_push(struct ctf_merge *m, struct ctf_stream *s)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct ctf_stream **h = realloc(m->heap, cap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		m->heap = h;
+		m->cap = cap;
+	}
+	m->heap[m->n++] = s;
+	sift_up(m, m->n - 1);
+	return 0;
+}
+
+void ctf_merge_top_changed(struct ctf_merge *m)
+{
+	if (m->n > 1)
+		sift_down(m, 0);
+}
+
+void ctf_merge_pop(struct ctf_merge *m)
+{
+	if (!m->n)
+		return;
+	m->heap[0] = m->heap[--m->n];
+	if (m->n > 1)
+		sift_down(m, 0);
+}
+
+void ctf_merge_release(struct ctf_merge *m)
+{
+	free(m->heap);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Packet-by-packet reading of one data stream (stream.h): packet header and
+ * context checks, discarded-events/packets accounting as babeltrace2 2.0.4
+ * does it (ctf.md §1.10), and event decoding.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <strata/error.h>
+
+#include "ctf/stream.h"
+#include "common/common.h"
+
+#define CTF_PACKET_MAGIC UINT32_C(0xC1FC1FC1)
+
+static int stream_err(struct ctf_stream *s, int code, uint64_t byte_off, const char *fmt, ...)
+	_printf_(4, 5);
+
+static int stream_err(struct ctf_stream *s, int code, uint64_t byte_off, const char *fmt, ...)
+{
+	const char *path = s->files[s->cur_file].path;
+	int n;
+	va_list ap;
+
+	if (!s->err || !s->errlen)
+		return code;
+	n = snprintf(s->err, s->errlen,
+		     "Failed to read stream file '%s' at byte offset %" PRIu64 ": ", path,
+		     byte_off);
+	if (n >= 0 && (size_t)n < s->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(s->err + n, s->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+static int dec_error(struct ctf_stream *s, const struct ctf_dec *d, int r)
+{
+	if (r == -ENOMEM)
+		return stream_err(s, r, s->pkt_off + d->err_pos / 8, "out of memory");
+	return stream_err(s, r, s->pkt_off + d->err_pos / 8, "%s",
+			  d->err ? d->err : "malformed data");
+}
+
+static bool meaning(const struct ctf_dec *d, enum ctf_meaning m, uint64_t *ret)
+{
+	if (!(d->meaning_set & (1u << m)))
+		return false;
+	*ret = d->meaning_val[m];
+	return true;
+}
+
+static void set_range(struct ctf_stream *s, struct ctf_pending *p, uint64_t b, uint64_t e)
+{
+	const struct ctf_sc_dec *scd = s->scd;
+	int32_t clk = scd->sc->default_clock;
+
+	p->begin_raw = b;
+	p->end_raw = e;
+	p->d.has_range = clk >= 0 && ctf_clock_to_ns(s->rt->td, clk, b, &p->d.begin_ns) &&
+			 ctf_clock_to_ns(s->rt->td, clk, e, &p->d.end_ns);
+	if (!p->d.has_range)
+		p->d.begin_ns = p->d.end_ns = 0;
+}
+
+static struct ctf_pending *add_pending(struct ctf_stream *s, enum strata_ctf_msg_type type)
+{
+	struct ctf_pending *p = &s->pending[s->n_pending++];
+	const struct ctf_trace *t = &s->rt->t;
+
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	p->d.trace_name = t->name;
+	p->d.trace_uuid = t->tc->has_uuid ? t->tc->uuid : NULL;
+	p->d.stream_path = s->path;
+	p->d.stream_class_id = s->scd->sc->id;
+	p->d.has_stream_id = true;
+	p->d.stream_id = s->stream_id;
+	return p;
+}
+
+/* babeltrace2's msg-iter check_emit_msg_discarded_{events,packets}(). */
+static void compute_discarded(struct ctf_stream *s)
+{
+	const struct ctf_sc_dec *scd = s->scd;
+	bool have_cs = scd->has_ts_begin && scd->has_ts_end && scd->sc->default_clock >= 0;
+	struct ctf_pending *p;
+
+	s->n_pending = s->next_pending = 0;
+	if (scd->has_disc_events && s->snap.has_disc) {
+		if (!s->prev.has_disc) {
+			if (s->snap.disc != 0) {
+				p = add_pending(s, STRATA_CTF_MSG_DISCARDED_EVENTS);
+				p->d.count = 0; /* unknown: "may have discarded" */
+				if (have_cs)
+					set_range(s, p, s->snap.ts_begin, s->snap.ts_end);
+			}
+		} else if (s->snap.disc - s->prev.disc != 0) {
+			p = add_pending(s, STRATA_CTF_MSG_DISCARDED_EVENTS);
+			p->d.count = s->snap.disc - s->prev.disc;
+			if (have_cs && s->prev.has_ts_end)
+				set_range(s, p, s->prev.ts_end, s->snap.ts_end);
+		}
+	}
+	if (scd->has_seq_num && s->snap.has_seq && s->prev.has_seq &&
+	    s->snap.seq - s->prev.seq > 1) {
+		p = add_pending(s, STRATA_CTF_MSG_DISCARDED_PACKETS);
+		p->d.count = s->snap.seq - s->prev.seq - 1;
+		if (have_cs && s->prev.has_ts_end)
+			set_range(s, p, s->prev.ts_end, s->snap.ts_begin);
+	}
+}
+
+static int packet_begin(struct ctf_stream *s)
+{
+	const struct ctf_stream_file *f = &s->files[s->cur_file];
+	const struct ctf_trace_dec *td = s->rt->td;
+	const struct ctf_sc_dec *scd;
+	uint64_t avail = f->size - s->pkt_off, v, psize, csize, sc_id;
+	struct ctf_dec d = { 0 };
+	int r;
+
+	/* Files above 2^60 bytes cannot be mapped anyway; keep bit counts exact. */
+	if (avail > (UINT64_MAX >> 4))
+		avail = UINT64_MAX >> 4;
+	d.base = f->map + s->pkt_off;
+	d.end = avail * 8;
+	d.out = &s->pkt_vals;
+	d.clock = &s->clock;
+	s->pkt_vals.n = 0;
+	s->has_ph = s->has_pc = false;
+
+	if (td->packet_header) {
+		r = ctf_dec_root(&d, CTF_SCOPE_PACKET_HEADER, td->packet_header, &s->ph_idx);
+		if (r < 0)
+			return dec_error(s, &d, r);
+		s->has_ph = true;
+	}
+	if (meaning(&d, CTF_MEANING_MAGIC, &v) && v != CTF_PACKET_MAGIC)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+				  "bad packet magic 0x%" PRIX64 " (expected 0xC1FC1FC1)", v);
+	if (meaning(&d, CTF_MEANING_STREAM_ID, &sc_id)) {
+		scd = ctf_trace_dec_sc(td, sc_id);
+	} else if (td->tc->n_streams == 1) {
+		scd = &td->scs[0];
+		sc_id = scd->sc->id;
+	} else {
+		scd = NULL;
+		sc_id = 0;
+	}
+	if (!scd)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+				  "unknown stream class id %" PRIu64, sc_id);
+	if (s->scd && s->scd != scd)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+				  "stream class changes from %" PRIu64 " to %" PRIu64
+				  " within one stream",
+				  s->scd->sc->id, sc_id);
+	s->scd = scd;
+	if (scd->packet_context) {
+		r = ctf_dec_root(&d, CTF_SCOPE_PACKET_CONTEXT, scd->packet_context, &s->pc_idx);
+		if (r < 0)
+			return dec_error(s, &d, r);
+		s->has_pc = true;
+	}
+
+	psize = meaning(&d, CTF_MEANING_PACKET_SIZE, &v) ? v : avail * 8;
+	csize = meaning(&d, CTF_MEANING_CONTENT_SIZE, &v) ? v : psize;
+	if (psize == 0 || psize % 8)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+				  "invalid packet size %" PRIu64 " bits", psize);
+	if (psize > avail * 8)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+				  "packet size %" PRIu64
+				  " bits goes past the end of the file (%" PRIu64 " bits left)",
+				  psize, avail * 8);
+	if (csize > psize)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+				  "content size %" PRIu64
+				  " bits is larger than packet size %" PRIu64 " bits",
+				  csize, psize);
+	if (csize < d.pos)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+				  "content size %" PRIu64
+				  " bits is smaller than the packet header and "
+				  "context (%" PRIu64 " bits)",
+				  csize, d.pos);
+
+	s->snap.has_ts_begin =
+		scd->has_ts_begin && meaning(&d, CTF_MEANING_TS_BEGIN, &s->snap.ts_begin);
+	s->snap.has_ts_end = scd->has_ts_end && meaning(&d, CTF_MEANING_TS_END, &s->snap.ts_end);
+	s->snap.has_disc = meaning(&d, CTF_MEANING_DISC_EVENTS, &s->snap.disc);
+	s->snap.has_seq = meaning(&d, CTF_MEANING_SEQ_NUM, &s->snap.seq);
+	compute_discarded(s);
+
+	s->pos = d.pos;
+	s->content_end = csize;
+	s->packet_bits = psize;
+	s->in_packet = true;
+	return 0;
+}
+
+static void packet_end(struct ctf_stream *s)
+{
+	/* babeltrace2 moves the clock to the packet's end time. */
+	if (s->snap.has_ts_end)
+		s->clock = s->snap.ts_end;
+	if (s->snap.has_disc)
+		s->prev.disc = s->snap.disc, s->prev.has_disc = true;
+	if (s->snap.has_seq)
+		s->prev.seq = s->snap.seq, s->prev.has_seq = true;
+	if (s->snap.has_ts_end)
+		s->prev.ts_end = s->snap.ts_end, s->prev.has_ts_end = true;
+	s->pkt_off += s->packet_bits / 8;
+	s->in_packet = false;
+}
+
+static int event_decode(struct ctf_stream *s, int64_t last_ns)
+{
+	const struct ctf_sc_dec *scd = s->scd;
+	const struct ctf_ec_dec *ecd;
+	const struct ctf_stream_file *f = &s->files[s->cur_file];
+	struct ctf_dec d = { 0 };
+	uint32_t idx[CTF_SCOPE_COUNT];
+	bool present[CTF_SCOPE_COUNT] = { false };
+	uint64_t id, start = s->pos;
+	int r;
+
+	d.base = f->map + s->pkt_off;
+	d.pos = s->pos;
+	d.end = s->content_end;
+	d.out = &s->ev_vals;
+	d.clock = &s->clock;
+	s->ev_vals.n = 0;
+	if (s->has_ph)
+		d.root[CTF_SCOPE_PACKET_HEADER] =
+			(struct ctf_scope_root){ &s->pkt_vals, s->ph_idx, true };
+	if (s->has_pc)
+		d.root[CTF_SCOPE_PACKET_CONTEXT] =
+			(struct ctf_scope_root){ &s->pkt_vals, s->pc_idx, true };
+
+	if (scd->event_header) {
+		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_HEADER, scd->event_header,
+				 &idx[CTF_SCOPE_EVENT_HEADER]);
+		if (r < 0)
+			return dec_error(s, &d, r);
+		present[CTF_SCOPE_EVENT_HEADER] = true;
+	}
+	if (!meaning(&d, CTF_MEANING_EVENT_ID, &id))
+		id = scd->sc->n_events == 1 ? scd->sc->events[0]->id : 0;
+	ecd = ctf_sc_dec_ec(scd, id);
+	if (!ecd)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off + start / 8,
+				  "unknown event class id %" PRIu64 " in stream class %" PRIu64, id,
+				  scd->sc->id);
+	if (scd->event_context) {
+		r = ctf_dec_root(&d, CTF_SCOPE_STREAM_EVENT_CONTEXT, scd->event_context,
+				 &idx[CTF_SCOPE_STREAM_EVENT_CONTEXT]);
+		if (r < 0)
+			return dec_error(s, &d, r);
+		present[CTF_SCOPE_STREAM_EVENT_CONTEXT] = true;
+	}
+	if (ecd->context) {
+		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_CONTEXT, ecd->context,
+				 &idx[CTF_SCOPE_EVENT_CONTEXT]);
+		if (r < 0)
+			return dec_error(s, &d, r);
+		present[CTF_SCOPE_EVENT_CONTEXT] = true;
+	}
+	if (ecd->payload) {
+		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_PAYLOAD, ecd->payload,
+				 &idx[CTF_SCOPE_EVENT_PAYLOAD]);
+		if (r < 0)
+			return dec_error(s, &d, r);
+		present[CTF_SCOPE_EVENT_PAYLOAD] = true;
+	}
+	if (d.pos == start)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off + start / 8,
+				  "event of size zero cannot advance in the packet");
+	s->pos = d.pos;
+
+	s->ev.trace = &s->rt->t;
+	s->ev.sc = scd->sc;
+	s->ev.ec = ecd->ec;
+	s->ev.scope[CTF_SCOPE_PACKET_HEADER] = s->has_ph ? &s->pkt_vals.v[s->ph_idx] : NULL;
+	s->ev.scope[CTF_SCOPE_PACKET_CONTEXT] = s->has_pc ? &s->pkt_vals.v[s->pc_idx] : NULL;
+	for (int sc = CTF_SCOPE_EVENT_HEADER; sc < CTF_SCOPE_COUNT; sc++)
+		s->ev.scope[sc] = present[sc] ? &s->ev_vals.v[idx[sc]] : NULL;
+	s->ev.has_clock = scd->sc->default_clock >= 0;
+	if (s->ev.has_clock) {
+		s->ev.cycles = s->clock;
+		if (!ctf_clock_to_ns(s->rt->td, scd->sc->default_clock, s->clock, &s->ev.ns))
+			return stream_err(s, -STRATA_ECLOCK, s->pkt_off + start / 8,
+					  "clock value %" PRIu64
+					  " cannot be converted to nanoseconds from origin",
+					  s->clock);
+		s->key_ns = s->ev.ns;
+	} else {
+		s->ev.cycles = 0;
+		s->ev.ns = 0;
+		s->key_ns = last_ns;
+	}
+	s->msg.type = STRATA_CTF_MSG_EVENT;
+	s->msg.event = &s->ev;
+	s->head_pending = NULL;
+	return 1;
+}
+
+int ctf_stream_next(struct ctf_stream *s, int64_t last_ns)
+{
+	int r;
+
+	while (!s->ended) {
+		if (s->in_packet && s->next_pending < s->n_pending) {
+			const struct ctf_pending *p = &s->pending[s->next_pending++];
+
+			memset(&s->msg, 0, sizeof(s->msg));
+			s->msg.type = p->type;
+			s->msg.discarded = p->d;
+			/* babeltrace2's muxer orders these by their beginning time. */
+			s->key_ns = p->d.has_range ? p->d.begin_ns : last_ns;
+			s->head_pending = p;
+			return 1;
+		}
+		if (!s->in_packet) {
+			if (s->cur_file >= s->n_files) {
+				s->ended = true;
+				break;
+			}
+			if (s->pkt_off >= s->files[s->cur_file].size) {
+				s->cur_file++;
+				s->pkt_off = 0;
+				continue;
+			}
+			r = packet_begin(s);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (s->pos >= s->content_end) {
+			packet_end(s);
+			continue;
+		}
+		return event_decode(s, last_ns);
+	}
+	return 0;
+}
+
+int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, const uint8_t *map,
+			  uint64_t size, struct ctf_packet_props *props, char *err, size_t errlen)
+{
+	struct ctf_stream_file f = { .path = (char *)path, .map = map, .size = size };
+	struct ctf_stream s = { .rt = rt, .files = &f, .n_files = 1, .err = err, .errlen = errlen };
+	int r;
+
+	s.path = (char *)path;
+	r = packet_begin(&s);
+	if (r == 0) {
+		memset(props, 0, sizeof(*props));
+		props->sc_id = s.scd->sc->id;
+		props->has_instance_id = false;
+		for (uint32_t i = 0; s.has_ph && i < s.pkt_vals.n; i++) {
+			const struct ctf_type *t = s.pkt_vals.v[i].type;
+
+			if (t->kind == CTF_TYPE_ENUM)
+				t = t->enumeration.container;
+			if (t->kind == CTF_TYPE_INT &&
+			    t->integer.meaning == CTF_MEANING_STREAM_INSTANCE_ID) {
+				props->has_instance_id = true;
+				props->instance_id = s.pkt_vals.v[i].u;
+			}
+		}
+		props->has_begin = s.snap.has_ts_begin && s.scd->sc->default_clock >= 0;
+		props->begin_raw = s.snap.ts_begin;
+		if (props->has_begin && !ctf_clock_to_ns(rt->td, s.scd->sc->default_clock,
+							 s.snap.ts_begin, &props->begin_ns))
+			r = stream_err(&s, -STRATA_ECLOCK, 0,
+				       "packet beginning time cannot be converted to nanoseconds");
+	}
+	ctf_values_release(&s.pkt_vals);
+	return r;
+}
+
+void ctf_stream_release(struct ctf_stream *s)
+{
+	for (size_t i = 0; i < s->n_files; i++) {
+		if (s->files[i].map && s->files[i].size)
+			munmap((void *)s->files[i].map, s->files[i].size);
+		free(s->files[i].path);
+	}
+	free(s->files);
+	ctf_values_release(&s->pkt_vals);
+	ctf_values_release(&s->ev_vals);
+	memset(s, 0, sizeof(*s));
+}

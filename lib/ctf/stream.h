@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One data stream of a trace: the files that share a (stream class,
+ * stream_instance_id), read packet by packet, yielding events and the
+ * discarded-events/packets notices babeltrace2 derives from the packet
+ * contexts (ctf.md §1.10). Used by reader.c and merge.c.
+ */
+#ifndef STRATA_CTF_STREAM_H
+#define STRATA_CTF_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctf/decode.h"
+#include "ctf/reader-internal.h"
+
+/* A stream file, mapped read-only for the reader's life. */
+struct ctf_stream_file {
+	char *path; /* absolute, normalized */
+	const uint8_t *map;
+	uint64_t size;
+	bool has_begin;
+	int64_t begin_ns; /* first packet's timestamp_begin */
+};
+
+/* A trace as the reader holds it. */
+struct ctf_reader_trace {
+	struct ctf_trace t; /* what events point to */
+	struct ctf_trace_dec *td;
+};
+
+/* Packet-context values babeltrace2 calls "snapshots" (absent unless has_*). */
+struct ctf_snapshots {
+	uint64_t ts_begin, ts_end, disc, seq;
+	bool has_ts_begin, has_ts_end, has_disc, has_seq;
+};
+
+/* A discarded-events/packets notice waiting to be returned. */
+struct ctf_pending {
+	enum strata_ctf_msg_type type;
+	struct strata_ctf_discarded d;
+	uint64_t begin_raw, end_raw; /* clock values, for tie-breaking */
+};
+
+/* Properties of a stream file's first packet (discovery). */
+struct ctf_packet_props {
+	uint64_t sc_id;
+	bool has_instance_id;
+	uint64_t instance_id;
+	bool has_begin;
+	uint64_t begin_raw;
+	int64_t begin_ns;
+};
+
+struct ctf_stream {
+	const struct ctf_reader_trace *rt;
+	const struct ctf_sc_dec *scd;
+	uint64_t stream_id; /* babeltrace2's stream ID (instance id or a counter) */
+	char *path; /* first file's path, for warnings */
+	struct ctf_stream_file *files;
+	size_t n_files;
+	unsigned index; /* creation order: the last tie-breaker */
+
+	/* Position. */
+	size_t cur_file;
+	uint64_t pkt_off; /* byte offset of the current packet in its file */
+	bool in_packet, ended;
+	uint64_t pos; /* bits from packet start */
+	uint64_t content_end; /* bits */
+	uint64_t packet_bits;
+	uint64_t clock; /* current clock value (ctf.md §1.9) */
+	struct ctf_snapshots snap, prev;
+
+	/* Decoded values: packet header+context, then the current event. */
+	struct ctf_values pkt_vals, ev_vals;
+	uint32_t ph_idx, pc_idx;
+	bool has_ph, has_pc;
+
+	struct ctf_pending pending[2];
+	unsigned n_pending, next_pending;
+
+	/* The head message, valid when ctf_stream_next() returned 1. */
+	struct strata_ctf_event ev;
+	struct strata_ctf_msg msg;
+	int64_t key_ns; /* merge key: ns from origin */
+	const struct ctf_pending *head_pending; /* when msg is a discarded notice */
+
+	/* Where errors are described (the reader's buffer). */
+	char *err;
+	size_t errlen;
+};
+
+/* Read the first packet's header and context of a mapped file. */
+int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, const uint8_t *map,
+			  uint64_t size, struct ctf_packet_props *props, char *err, size_t errlen);
+
+/*
+ * Advance to the stream's next message: 1 when s->msg is filled, 0 at the
+ * end, -STRATA_ESTREAM / -STRATA_ECLOCK / -ENOMEM on error (s->err filled).
+ * last_ns is the merge's last returned time, used as the key of messages
+ * without a clock value, as babeltrace2's muxer does.
+ */
+int ctf_stream_next(struct ctf_stream *s, int64_t last_ns);
+
+/* Frees values and the file list (unmapping files). */
+void ctf_stream_release(struct ctf_stream *s);
+
+/* --- trace-discover.c ------------------------------------------------------ */
+
+/* A trace directory found below an input path. */
+struct ctf_found_trace {
+	char *dir; /* absolute, normalized */
+	char *name_suffix; /* path relative to the input; NULL for the input itself */
+};
+
+/* Absolute path with ".", ".." and repeated '/' resolved (no symlink lookup). */
+char *ctf_path_normalize(const char *path);
+
+/* Every trace at or below the paths, in input then path order. */
+int ctf_discover_traces(const char *const *paths, unsigned n_paths, struct ctf_found_trace **ret,
+			size_t *ret_n);
+void ctf_found_traces_free(struct ctf_found_trace *f, size_t n);
+
+/* babeltrace2's trace name: "HOST/SUFFIX", "HOST", "SUFFIX" or "" (malloc'd). */
+char *ctf_trace_name_make(const struct ctf_trace_class *tc, const char *suffix);
+
+/*
+ * Map the stream files of the trace directories dirs (several when
+ * babeltrace2 would merge traces sharing a UUID), group them into streams
+ * decoded with rt's metadata and append those to *streams. err receives a
+ * description on failure.
+ */
+int ctf_trace_open_streams(const struct ctf_reader_trace *rt, char *const *dirs, size_t n_dirs,
+			   struct ctf_stream ***streams, size_t *n_streams, char *err,
+			   size_t errlen);
+
+#endif
