@@ -90,6 +90,14 @@ enum ctf_scope {
  * being decoded (the last one). The parser resolves relative names the way
  * babeltrace2 does: innermost enclosing struct first, then outwards, then
  * the outer scopes.
+ *
+ * Arrays and sequences take no step in index[]: when the type reached so far
+ * is an array or sequence, descend into its element (the current one) before
+ * applying the next index. E.g. payload `struct { uint8_t n; struct { uint8_t
+ * len; uint8_t d[len]; } a[2]; }`: d's length is {EVENT_PAYLOAD, [1, 0]}
+ * (member 1 = a, through the array to its element struct, member 0 = len).
+ * The target type is an integer or an enum (variant tags: always an enum;
+ * sequence lengths: unsigned).
  */
 struct ctf_field_path {
 	enum ctf_scope scope;
@@ -106,7 +114,10 @@ struct ctf_field {
 	struct ctf_type *type;
 	/*
 	 * Not printed: packet-context meaning fields, clock-mapped integers
-	 * that no sequence or variant depends on (ctf.md §3.5).
+	 * that no sequence or variant depends on (ctf.md §3.5), structs and
+	 * arrays all of whose contents are hidden, every field of the event
+	 * header and of the packet header. A root struct with fields all hidden
+	 * is not printed at all; one declared empty prints as `{ }`.
 	 */
 	bool hidden;
 };
@@ -120,6 +131,10 @@ struct ctf_enum_mapping {
 	} lo, hi;
 };
 
+/*
+ * Enums: the integer properties (size, byte order, base, clock, meaning) are
+ * those of enumeration.container, which the parser fills like any integer.
+ */
 struct ctf_type {
 	enum ctf_type_kind kind;
 	uint32_t align; /* bits, power of two */
