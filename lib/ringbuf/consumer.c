@@ -144,6 +144,19 @@ static int load_ts(_Atomic uint64_t *ts_word, _Atomic uint64_t *seq_word, uint64
 	return 1;
 }
 
+/* Rewrite the hole [pos, q) as a dead record; 0 if its writer got there first. */
+static int repair_hole(const struct rb_channel *ch, uint32_t cpu, uint64_t pos, uint64_t q,
+		       uint64_t sb_end, uint64_t stale)
+{
+	uint64_t pass = pos >> ch->cpu_buf_shift, len = q - pos - RB_RECORD_HEADER_SIZE;
+	uint64_t dead = q < sb_end ? rb_hdr_make(RB_REC_RESERVED, len, 0, pass) :
+				     rb_hdr_make(RB_REC_PADDING, len, RB_HDR_PID_MASK, pass);
+
+	/* Lengths are < subbuf_size <= RB_HDR_LEN_MAX + 1: they fit. */
+	return atomic_compare_exchange_strong_explicit(rb_hdr_at(ch, cpu, pos), &stale, dead,
+						       memory_order_acq_rel, memory_order_acquire);
+}
+
 /*
  * Walk the header chain of the sub-buffer at c and copy committed payloads
  * to cons->out. Returns 0 or -EAGAIN (a record still in flight).
@@ -173,7 +186,18 @@ static int walk_subbuf(struct rb_consumer *cons, uint32_t cpu, uint64_t c, unsig
 				q += 8;
 			if (!(flags & RB_READ_FORCE) && !hole_expired(cons, cc, pos))
 				return -EAGAIN;
-			skipped++;
+			/*
+			 * Declare it dead in shared memory too, so overwrite-mode
+			 * producers may pass it: a dead RESERVED record, or
+			 * padding if it reaches the end (most likely the padding
+			 * of a writer that died after its CAS, whose own record is
+			 * a hole counted in the next sub-buffer: not counted here).
+			 * CAS: a late header store by a live writer wins.
+			 */
+			if (!repair_hole(ch, cpu, pos, q, sb_end, h))
+				return -EAGAIN;
+			if (q < sb_end)
+				skipped++;
 			pkt->flags |= RB_PACKET_REPAIRED;
 			pos = q;
 			continue;
@@ -192,6 +216,8 @@ static int walk_subbuf(struct rb_consumer *cons, uint32_t cpu, uint64_t c, unsig
 			pkt->flags |= RB_PACKET_REPAIRED;
 			break;
 		default:
+			if (!pkt->data) /* repair walk: no copy */
+				break;
 			/* rb_hdr_valid: pos + 8 + len <= sb_end, so size + len <= subbuf_size */
 			memcpy(cons->out + size, rb_data_at(ch, cpu, pos + RB_RECORD_HEADER_SIZE),
 			       (size_t)len);
@@ -201,7 +227,6 @@ static int walk_subbuf(struct rb_consumer *cons, uint32_t cpu, uint64_t c, unsig
 		}
 		pos += rb_rec_size(len);
 	}
-	pkt->data = cons->out;
 	pkt->size = size;
 	pkt->nr_records = nrec;
 	pkt->rec_end = cons->rec_end;
@@ -263,6 +288,7 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 			return -EAGAIN; /* the oldest sub-buffer is still open */
 		cc->consumed = c;
 
+		pkt.data = cons->out;
 		r = walk_subbuf(cons, cpu, c, flags, &pkt, &skipped);
 		if (r < 0 && ch->mode == RB_MODE_OVERWRITE &&
 		    atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire) != c)
@@ -306,6 +332,31 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 	return -EAGAIN;
 }
 
+int rb_consumer_repair(struct rb_consumer *cons, unsigned int cpu)
+{
+	const struct rb_channel *ch;
+	struct rb_cpu_ctl *ctl;
+	uint64_t w, c, skipped;
+	struct rb_packet pkt;
+	int r = 0;
+
+	if (!cons || cpu >= cons->ch->nr_cpus)
+		return -EINVAL;
+	ch = cons->ch;
+	ctl = rb_cpu_ctl(ch, cpu);
+	/* pairs with the producers' acq_rel CAS of write_pos (C) */
+	w = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
+	c = atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire);
+	if (c & (ch->subbuf_size - 1) || w < c || w - c > ch->cpu_buf_size + ch->subbuf_size)
+		return -STRATA_ESTREAM;
+	/* At most num_subbufs + 1 closed sub-buffers, each walk bounded. */
+	for (; w - c >= ch->subbuf_size && r == 0; c += ch->subbuf_size) {
+		pkt.data = NULL;
+		r = walk_subbuf(cons, cpu, c, 0, &pkt, &skipped);
+	}
+	return r == -EAGAIN ? 0 : r;
+}
+
 int rb_consumer_flush(struct rb_consumer *cons, unsigned int cpu, uint64_t now_ts)
 {
 	const struct rb_channel *ch;
@@ -324,10 +375,15 @@ int rb_consumer_flush(struct rb_consumer *cons, unsigned int cpu, uint64_t now_t
 		uint64_t sb_end = (w | (S - 1)) + 1, seq = w >> ch->subbuf_shift;
 		struct rb_subbuf_ctl *sb;
 
+		uint64_t ts;
+
 		if (w & 7)
 			return -STRATA_ESTREAM;
 		if (!(w & (S - 1)))
 			return 0;
+		/* As in rb_reserve: read after the position so ts_end bounds
+		 * every record reserved before our CAS. */
+		ts = ch->clock ? MAX(ch->clock(), now_ts) : now_ts;
 		/* Reserve the rest of the sub-buffer as a producer would. */
 		if (!atomic_compare_exchange_weak_explicit(&ctl->write_pos, &w, sb_end,
 							   memory_order_acq_rel,
@@ -336,7 +392,7 @@ int rb_consumer_flush(struct rb_consumer *cons, unsigned int cpu, uint64_t now_t
 		sb = rb_subbuf_ctl(ch, cpu, seq);
 		atomic_store_explicit(&sb->end_seq, 0, memory_order_relaxed);
 		atomic_thread_fence(memory_order_release);
-		atomic_store_explicit(&sb->ts_end, now_ts, memory_order_relaxed);
+		atomic_store_explicit(&sb->ts_end, ts, memory_order_relaxed);
 		/* pairs with load_ts()'s load-acquire (D) */
 		atomic_store_explicit(&sb->end_seq, seq + 1, memory_order_release);
 		/* pairs with walk_subbuf()'s load-acquire of headers (B) */

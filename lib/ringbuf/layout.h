@@ -43,9 +43,10 @@
  *      fit the record in the current sub-buffer, else begin at the next one
  *      and pad the rest of this one;
  *   2. discard: refuse (lost_full++) if end - consumed_pos > cpu_buf_size;
- *      overwrite: if entering a sub-buffer from an older pass, walk its old
- *      headers: a RESERVED record of a live writer blocks (lost_wrap++);
- *      otherwise its committed records are counted as overwritten;
+ *      overwrite: if entering a sub-buffer from an older pass not yet read,
+ *      walk its old headers: a RESERVED record of a live writer blocks
+ *      (lost_wrap++); otherwise push consumed_pos past it and count its
+ *      records as overwritten (see below);
  *   3. CAS write_pos o -> end (retry from 1 on failure);
  *   4. write the PADDING header (if any), then RESERVED header;
  *   5. caller writes payload; commit = store-release of the COMMITTED header.
@@ -62,7 +63,12 @@
  *   invalid    (writer died or stalls between CAS and header store) scan
  *              8-byte steps for the next header whose tag/state/len are valid
  *              for its position; the hole is skipped and counted lost once it
- *              persisted hole_timeout_ms.
+ *              persisted hole_timeout_ms. A hole reaching the sub-buffer end
+ *              is not counted: it is most likely the padding of a writer that
+ *              died right after its CAS, whose own record (a hole at the start
+ *              of the next sub-buffer) is counted there. So a killed writer
+ *              makes at most one record counted lost, possibly zero (an exact
+ *              fit record killed before its header store).
  * Every step advances >= 8 bytes inside one sub-buffer: bounded.
  * rb_consumer_flush closes a partial sub-buffer like a producer would: CAS
  * write_pos to the sub-buffer end, then a PADDING header with owner pid 0.
@@ -80,9 +86,11 @@
  *
  * Overwrite mode reading: the consumer copies the sub-buffer, then re-reads
  * write_pos (seqlock style, acquire fence between) and CASes consumed_pos
- * forward; a producer that lapped the sub-buffer CASes consumed_pos forward
- * itself ("push") and counts the overwritten records. Exactly one of the two
- * CASes wins, so each record is either delivered or counted lost, never both.
+ * forward; a producer about to lap the sub-buffer first CASes consumed_pos
+ * forward itself ("push", before its write_pos CAS, so the reader position
+ * never lags by more than the buffer) and counts the overwritten records.
+ * Exactly one of the two CASes wins, so each record is either delivered or
+ * counted lost, never both.
  *
  * Wakeups: wakeup_armed in the header is set by the consumer before it sleeps
  * on the eventfd; the producer whose reservation closes a sub-buffer does, in

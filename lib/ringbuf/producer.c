@@ -93,8 +93,8 @@ int rb_pid_alive(uint32_t pid)
  * check the old pass at old_start. Returns -EBUSY if a live writer still has a
  * record in flight there (overwriting it would corrupt the new data with its
  * late stores), else the number of records it holds (delivered or not: the
- * caller counts them only if it wins the push of consumed_pos). Holes count
- * as one lost record each. Bounded: every step advances >= 8 bytes.
+ * caller counts them only if it wins the push of consumed_pos); records of
+ * dead writers count too. Bounded: every step advances >= 8 bytes.
  */
 static int64_t overwrite_check(const struct rb_channel *ch, uint32_t cpu, uint64_t old_start)
 {
@@ -105,16 +105,14 @@ static int64_t overwrite_check(const struct rb_channel *ch, uint32_t cpu, uint64
 		/* pairs with the producers' store-release of COMMITTED/PADDING (B) */
 		uint64_t h = atomic_load_explicit(rb_hdr_at(ch, cpu, pos), memory_order_acquire);
 
-		if (!rb_hdr_valid(ch, h, pos, sb_end)) {
-			while (pos < sb_end &&
-			       !rb_hdr_valid(ch,
-					     atomic_load_explicit(rb_hdr_at(ch, cpu, pos),
-								  memory_order_relaxed),
-					     pos, sb_end))
-				pos += 8;
-			count++;
-			continue;
-		}
+		/*
+		 * A hole: its writer may be alive between its CAS and its header
+		 * store; overwriting would let its late stores corrupt the new
+		 * pass. Wait for the consumer to declare it dead (it rewrites
+		 * expired holes as dead records, rb_consumer_read/_repair).
+		 */
+		if (!rb_hdr_valid(ch, h, pos, sb_end))
+			return -EBUSY;
 		switch (rb_hdr_state(h)) {
 		case RB_REC_PADDING:
 			return count;
@@ -130,6 +128,37 @@ static int64_t overwrite_check(const struct rb_channel *ch, uint32_t cpu, uint64
 		pos += rb_rec_size(rb_hdr_len(h));
 	}
 	return count;
+}
+
+/*
+ * Overwrite mode, before entering the sub-buffer at old_start + cpu_buf_size:
+ * unless the consumer already took the old pass, check it and push
+ * consumed_pos past it, counting its records as overwritten. The push happens
+ * before our write_pos CAS, so by the time any producer writes the new pass
+ * the reader has been moved off it: consumed_pos never lags write_pos by more
+ * than the buffer. Exactly one of this CAS and the consumer's CAS on
+ * consumed_pos wins (layout.h): each record is delivered or counted, once.
+ * If our write_pos CAS then fails, the pushed records are still counted lost
+ * (nobody reads them): accounting stays exact.
+ */
+static int overwrite_push(const struct rb_channel *ch, uint32_t cpu, uint64_t old_start)
+{
+	struct rb_cpu_ctl *ctl = rb_cpu_ctl(ch, cpu);
+	uint64_t expected = old_start;
+	int64_t count;
+
+	/* pairs with the consumer's CAS of consumed_pos */
+	if (atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire) != old_start)
+		return 0; /* already read (or pushed by another producer) */
+	count = overwrite_check(ch, cpu, old_start);
+	if (count < 0)
+		return -ENOBUFS;
+	if (atomic_compare_exchange_strong_explicit(&ctl->consumed_pos, &expected,
+						    old_start + ch->subbuf_size,
+						    memory_order_acq_rel, memory_order_acquire))
+		atomic_fetch_add_explicit(&ctl->lost_overwrite, (uint64_t)count,
+					  memory_order_relaxed);
+	return 0;
 }
 
 static uint32_t current_cpu(const struct rb_channel *ch)
@@ -157,7 +186,7 @@ int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_res
 	const uint64_t S = ch->subbuf_size;
 	struct rb_cpu_ctl *ctl;
 	uint64_t o, begin, end, size, ts, pass;
-	int64_t overwritten = -1;
+	int r;
 	uint32_t c, pid, flags = 0;
 	_Atomic uint64_t *hdr;
 
@@ -191,18 +220,21 @@ int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_res
 				return -ENOBUFS;
 			}
 		} else if (unlikely(!(begin & (S - 1)) && begin >= ch->cpu_buf_size)) {
-			overwritten = overwrite_check(ch, c, begin - ch->cpu_buf_size);
-			if (overwritten < 0) {
+			r = overwrite_push(ch, c, begin - ch->cpu_buf_size);
+			if (r < 0) {
 				atomic_fetch_add_explicit(&ctl->lost_wrap, 1, memory_order_relaxed);
-				return -ENOBUFS;
+				return r;
 			}
 		}
 		/* pairs with the consumer's load-acquire of write_pos (C) */
 		if (atomic_compare_exchange_weak_explicit(
 			    &ctl->write_pos, &o, end, memory_order_acq_rel, memory_order_acquire))
 			break;
-		overwritten = -1;
 	}
+	if (ch->mode == RB_MODE_OVERWRITE)
+		/* Order the CAS before our header/payload stores: pairs with the
+		 * consumer's acquire fence before re-reading write_pos (F). */
+		atomic_thread_fence(memory_order_release);
 
 	pid = rb_self_pid;
 	if (unlikely(begin != o)) {
@@ -220,23 +252,6 @@ int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_res
 	if (unlikely(!(begin & (S - 1)))) {
 		struct rb_subbuf_ctl *sb = rb_subbuf_ctl(ch, c, begin >> ch->subbuf_shift);
 
-		if (overwritten >= 0) {
-			/*
-			 * We lapped the oldest sub-buffer: push the reader past it
-			 * unless the consumer already took it. Exactly one of this
-			 * CAS and the consumer's CAS wins (layout.h, overwrite mode).
-			 */
-			uint64_t old = begin - ch->cpu_buf_size;
-
-			/* pairs with the consumer's acquire fence + write_pos load (F) */
-			atomic_thread_fence(memory_order_release);
-			if (atomic_compare_exchange_strong_explicit(&ctl->consumed_pos, &old,
-								    old + S, memory_order_acq_rel,
-								    memory_order_relaxed))
-				atomic_fetch_add_explicit(&ctl->lost_overwrite,
-							  (uint64_t)overwritten,
-							  memory_order_relaxed);
-		}
 		store_ts(&sb->ts_begin, &sb->begin_seq, ts, begin >> ch->subbuf_shift);
 	}
 	if (unlikely(!(end & (S - 1)))) {

@@ -210,11 +210,23 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 /*
  * Close the current partially filled sub-buffer of `cpu` (switch timer, stop,
  * snapshot) without stopping producers: pads it to its end; it becomes
- * readable once its in-flight records are committed. now_ts (same clock as the
- * producers) becomes its ts_end. Returns 1 if a sub-buffer was closed, 0 if
+ * readable once its in-flight records are committed. Its ts_end is the
+ * channel clock (rb_channel_set_clock on the consumer's handle) read after
+ * the write position, so it bounds every record in it, or now_ts (same clock
+ * as the producers) when no clock is set or now_ts is later. Returns 1 if a sub-buffer was closed, 0 if
  * there was nothing to close, -EINVAL / -STRATA_ESTREAM.
  */
 int rb_consumer_flush(struct rb_consumer *cons, unsigned int cpu, uint64_t now_ts);
+
+/*
+ * Overwrite mode without continuous reading (flight recorder): a hole left by
+ * a writer killed between reserving and writing its record header blocks
+ * producers from overwriting that sub-buffer until the consumer declares it
+ * dead, which rb_consumer_read() does on its way and this function does
+ * without consuming anything. Call it from a slow timer (e.g. each second);
+ * holes die after hole_timeout_ms. Returns 0, -EINVAL or -STRATA_ESTREAM.
+ */
+int rb_consumer_repair(struct rb_consumer *cons, unsigned int cpu);
 
 /*
  * Cumulative records lost in `cpu`'s buffer so far (as lost_total would be

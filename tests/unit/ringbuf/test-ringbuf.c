@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -157,7 +158,7 @@ static void test_reserve_commit_flush(void **state)
 	assert_int_equal(pkt.seq, 1);
 	assert_int_equal(pkt.nr_records, 1);
 	check_rec(&pkt, 0, 9, 16);
-	assert_int_equal(pkt.ts_begin, 104);
+	assert_int_equal(pkt.ts_begin, 105); /* 104 was read by the flush */
 	assert_int_equal(pkt.ts_end, 900);
 	rb_consumer_destroy(cons);
 	rb_channel_destroy(ch);
@@ -460,6 +461,49 @@ static void test_hole(void **state)
 	rb_channel_destroy(ch);
 }
 
+static void test_overwrite_hole_repair(void **state)
+{
+	struct rb_consumer_opts opts = { .hole_timeout_ms = 1 };
+	struct rb_channel *ch = make_channel(SB, 2, 1, RB_MODE_OVERWRITE);
+	struct rb_cpu_ctl *ctl = rb_cpu_ctl(ch, 0);
+	struct rb_consumer *cons = NULL;
+	struct rb_packet pkt;
+	struct timespec t0, t;
+	uint64_t i, lost0, fails = 0;
+	int r;
+
+	(void)state;
+	assert_int_equal(rb_consumer_create(ch, &opts, &cons), 0);
+	assert_int_equal(write_rec(ch, 0, 0, 100), 0);
+	/* A writer stalled/killed between its CAS and its header store. */
+	memset(rb_data_at(ch, 0, 112), 0xee, 112);
+	atomic_fetch_add(&ctl->write_pos, 112);
+	for (i = 2; i < 72; i++) /* fill sub-buffers 0 and 1 */
+		assert_int_equal(write_rec(ch, 0, i, 100), 0);
+	/* Lapping sub-buffer 0 would let the stalled writer corrupt new data. */
+	assert_int_equal(write_rec(ch, 0, 72, 100), -ENOBUFS);
+	lost0 = rb_consumer_lost(cons, 0);
+	assert_int_equal(lost0, 1);
+	/* The consumer declares the hole dead after hole_timeout_ms. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		assert_int_equal(rb_consumer_repair(cons, 0), 0);
+		r = write_rec(ch, 0, 72, 100);
+		if (r == -ENOBUFS)
+			fails++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (r == -ENOBUFS && t.tv_sec - t0.tv_sec < 5);
+	assert_int_equal(r, 0);
+	/* Refused writes, then sub-buffer 0 overwritten: 35 records + the dead one. */
+	assert_int_equal(rb_consumer_lost(cons, 0), lost0 + fails + 36);
+	assert_int_equal(rb_consumer_read(cons, 0, 0, &pkt), 0);
+	assert_int_equal(pkt.seq, 1);
+	assert_int_equal(pkt.nr_records, 36);
+	check_rec(&pkt, 0, 36, 100);
+	rb_consumer_destroy(cons);
+	rb_channel_destroy(ch);
+}
+
 static void test_corrupted_positions(void **state)
 {
 	struct rb_channel *ch = make_channel(SB, 4, 2, RB_MODE_DISCARD);
@@ -603,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_overwrite_blocked_by_inflight),
 		cmocka_unit_test(test_dead_writer),
 		cmocka_unit_test(test_hole),
+		cmocka_unit_test(test_overwrite_hole_repair),
 		cmocka_unit_test(test_corrupted_positions),
 		cmocka_unit_test(test_attach_and_validation),
 		cmocka_unit_test(test_wakeup),
