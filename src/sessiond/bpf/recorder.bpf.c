@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The generic kernel recorder. One TRACEPOINT program (kr_tp) is attached to
+ * every enabled tracepoint with the tracepoint's index as BPF cookie; two more
+ * (kr_sys_enter/kr_sys_exit) sit on raw_syscalls. Each run builds one record
+ * (recorder-abi.h) in a per-CPU scratch buffer and copies it into the ring
+ * buffer of the current CPU of every channel that wants the event.
+ *
+ * Why the shapes below (measured, see docs and reference/kernel.md):
+ * - ctx[0..8) is a kernel pointer: the payload always starts at ctx + 8.
+ * - A direct ctx load at offset N makes attaching fail on every event whose
+ *   record is shorter than N, so kr_tp reads ctx only with bpf_probe_read_kernel.
+ * - Contexts come from bpf_get_current_task_btf() direct loads (2x cheaper than
+ *   probe reads).
+ * - A consumer wakeup costs ~9 us: wake only when the unread amount crosses the
+ *   channel's threshold, never per record; the consumer also polls on a timer.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+#include "recorder-abi.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set before load. */
+const volatile unsigned int kr_ncpu = 1;
+
+/*
+ * Runtime knobs, written by user space through the mmap'ed .bss: enabling,
+ * starting and stopping are plain stores, never attach/detach.
+ */
+unsigned int kr_self_tgid; /* never record the daemon itself */
+unsigned int kr_active; /* bit c: channel c is started */
+unsigned int kr_want_host; /* bit c: channel c wants hostname */
+unsigned int kr_nctr; /* counters opened in ctr0..3 */
+unsigned long long kr_wake_bytes[KR_MAX_CHAN];
+unsigned long long kr_enabled[KR_MAX_CHAN][KR_BITMAP_WORDS];
+unsigned char kr_sc_strmask[KR_MAX_SC]; /* bit i: syscall arg i is a user string */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KR_MAX_TP);
+	__type(key, __u32);
+	__type(value, struct kr_desc);
+} kr_descs SEC(".maps");
+
+/*
+ * User strings that faulted at syscall entry (page not resident: ~2% of path
+ * reads, and every literal a freshly forked child has not touched yet), by
+ * thread: re-read at exit, when the kernel has faulted the page in.
+ */
+struct kr_pending {
+	__u64 ptr[6];
+	__u32 mask;
+	__u32 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct kr_pending);
+} kr_pending SEC(".maps");
+
+struct kr_scratch {
+	unsigned char buf[KR_SCRATCH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kr_scratch);
+} kr_scratch SEC(".maps");
+
+/* Records lost because a ring was full, per channel and CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KR_MAX_CHAN);
+	__type(key, __u32);
+	__type(value, __u64);
+} kr_lost SEC(".maps");
+
+struct kr_rb_inner {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+
+/* Index channel * kr_ncpu + cpu; the loader resizes it and fills it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, KR_MAX_CHAN);
+	__type(key, __u32);
+	__array(values, struct kr_rb_inner);
+} kr_rbs SEC(".maps");
+
+#define KR_CTR_MAP(n)                                        \
+	struct {                                             \
+		__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY); \
+		__uint(key_size, sizeof(__u32));             \
+		__uint(value_size, sizeof(__u32));           \
+	} kr_ctr##n SEC(".maps")
+
+KR_CTR_MAP(0);
+KR_CTR_MAP(1);
+KR_CTR_MAP(2);
+KR_CTR_MAP(3);
+
+#define KR_HDR_MAX (sizeof(struct kr_rec) + KR_MAX_CTR * 8 + KR_HOST_LEN)
+
+static __always_inline unsigned int kr_channels_for(__u32 key)
+{
+	unsigned int want = 0;
+	unsigned int active = kr_active;
+	__u32 word = key / 64;
+	__u64 bit = 1ULL << (key % 64);
+
+	if (word >= KR_BITMAP_WORDS)
+		return 0;
+	/* A power-of-two mask the verifier can see (the compare alone gets folded). */
+	asm volatile("" : "+r"(word));
+	word &= KR_BITMAP_WORDS - 1;
+#pragma unroll
+	for (int c = 0; c < KR_MAX_CHAN; c++)
+		if ((active & (1U << c)) && (kr_enabled[c][word] & bit))
+			want |= 1U << c;
+	return want;
+}
+
+static __always_inline int kr_pid_nr_at(struct pid *p, unsigned int level)
+{
+	int nr = 0;
+
+	/* numbers[] is a flexible array: bounded probe read, not a direct load. */
+	bpf_probe_read_kernel(
+		&nr, sizeof(nr),
+		(void *)((unsigned long)p + bpf_core_field_offset(struct pid, numbers) +
+			 (unsigned long)(level & 31) * bpf_core_type_size(struct upid)));
+	return nr;
+}
+
+/*
+ * Fill the header and the optional parts; returns the payload offset in the
+ * scratch buffer.
+ */
+static __always_inline unsigned int kr_fill_header(unsigned char *buf, __u32 key, unsigned int want,
+						   __u64 ts)
+{
+	struct kr_rec *r = (struct kr_rec *)buf;
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct pid *tp = t->thread_pid;
+	unsigned int level = tp->level;
+	unsigned int off = sizeof(*r);
+
+	r->ts = ts;
+	r->key = key;
+	r->flags = 0;
+	r->cpu = bpf_get_smp_processor_id();
+	r->pid = pid_tgid >> 32;
+	r->tid = (__u32)pid_tgid;
+	r->ppid = t->real_parent->tgid;
+	r->prio = t->prio - 100; /* LTTng's prio context: task->prio - MAX_RT_PRIO */
+	r->nice = t->static_prio - 120;
+	r->pad = 0;
+	if (level == 0) {
+		r->vpid = r->pid;
+		r->vtid = r->tid;
+		r->vppid = r->ppid;
+	} else {
+		struct pid *gp = t->group_leader->thread_pid;
+		struct pid *pp = t->real_parent->group_leader->thread_pid;
+
+		r->vtid = kr_pid_nr_at(tp, level);
+		r->vpid = kr_pid_nr_at(gp, level);
+		/* The parent is invisible (vppid 0) unless it lives in our pid namespace. */
+		r->vppid = pp->level >= level ? kr_pid_nr_at(pp, level) : 0;
+	}
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+
+	if (kr_nctr) {
+		struct bpf_perf_event_value v;
+		__u64 *ctr = (__u64 *)(buf + off);
+
+		r->flags |= KR_REC_CTR;
+		ctr[0] = ctr[1] = ctr[2] = ctr[3] = 0;
+		if (!bpf_perf_event_read_value(&kr_ctr0, BPF_F_CURRENT_CPU, &v, sizeof(v)))
+			ctr[0] = v.counter;
+		if (kr_nctr > 1 &&
+		    !bpf_perf_event_read_value(&kr_ctr1, BPF_F_CURRENT_CPU, &v, sizeof(v)))
+			ctr[1] = v.counter;
+		if (kr_nctr > 2 &&
+		    !bpf_perf_event_read_value(&kr_ctr2, BPF_F_CURRENT_CPU, &v, sizeof(v)))
+			ctr[2] = v.counter;
+		if (kr_nctr > 3 &&
+		    !bpf_perf_event_read_value(&kr_ctr3, BPF_F_CURRENT_CPU, &v, sizeof(v)))
+			ctr[3] = v.counter;
+		off += KR_MAX_CTR * 8;
+	}
+	if (kr_want_host & want) {
+		char *host = (char *)(buf + (off & 255));
+
+		r->flags |= KR_REC_HOST;
+		if (bpf_probe_read_kernel_str(host, KR_HOST_LEN,
+					      t->nsproxy->uts_ns->name.nodename) < 0)
+			host[0] = 0;
+		off += KR_HOST_LEN;
+	}
+	return off;
+}
+
+/* Copy scratch[0, size) to the current CPU's ring of every wanting channel. */
+static __always_inline void kr_output(void *buf, __u32 size, unsigned int want, __u32 cpu)
+{
+#pragma unroll
+	for (int c = 0; c < KR_MAX_CHAN; c++) {
+		__u32 idx = c * kr_ncpu + cpu;
+		void *rb;
+		__u64 avail, thr, flags;
+
+		if (!(want & (1U << c)))
+			continue;
+		rb = bpf_map_lookup_elem(&kr_rbs, &idx);
+		if (!rb)
+			continue;
+		/*
+		 * Wake the consumer only when this record makes the unread amount
+		 * cross the threshold: once per sub-buffer, not once per record.
+		 */
+		thr = kr_wake_bytes[c];
+		avail = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA);
+		flags = (avail < thr && avail + size >= thr) ? BPF_RB_FORCE_WAKEUP :
+							       BPF_RB_NO_WAKEUP;
+		if (bpf_ringbuf_output(rb, buf, size, flags)) {
+			__u32 k = c;
+			__u64 *lost = bpf_map_lookup_elem(&kr_lost, &k);
+
+			if (lost)
+				*lost += 1;
+		}
+	}
+}
+
+static __always_inline unsigned char *kr_buf(void)
+{
+	__u32 zero = 0;
+	struct kr_scratch *s = bpf_map_lookup_elem(&kr_scratch, &zero);
+
+	return s ? s->buf : 0;
+}
+
+SEC("tracepoint")
+int kr_tp(void *ctx)
+{
+	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 ts = bpf_ktime_get_ns();
+	unsigned int want, off;
+	unsigned char *buf;
+	struct kr_desc *d;
+	__u32 end, plen, cpu;
+
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
+		return 0;
+	want = kr_channels_for(key);
+	if (!want)
+		return 0;
+	d = bpf_map_lookup_elem(&kr_descs, &key);
+	buf = kr_buf();
+	if (!d || !buf)
+		return 0;
+
+	end = d->fixed_end;
+#pragma unroll
+	for (int i = 0; i < KR_MAX_DL; i++) {
+		__u32 loc = 0, e;
+
+		if (i >= d->ndl)
+			break;
+		bpf_probe_read_kernel(&loc, sizeof(loc), (char *)ctx + d->dl_off[i]);
+		e = (loc & 0xffff) + (loc >> 16);
+		if (e > end)
+			end = e;
+	}
+	off = kr_fill_header(buf, key, want, ts);
+	plen = end > 8 ? end - 8 : 0;
+	if (plen > KR_MAX_PAYLOAD - 1) {
+		plen = KR_MAX_PAYLOAD - 1;
+		((struct kr_rec *)buf)->flags |= KR_REC_TRUNC;
+	}
+	/* Clang drops a mask it thinks redundant; the barrier keeps the verifier's bound. */
+	asm volatile("" : "+r"(plen));
+	plen &= KR_MAX_PAYLOAD - 1;
+	asm volatile("" : "+r"(off));
+	off &= 255;
+	((struct kr_rec *)buf)->len = plen;
+	bpf_probe_read_kernel(buf + off, plen, (char *)ctx + 8);
+	cpu = bpf_get_smp_processor_id();
+	if (cpu >= KR_MAX_CPU)
+		return 0;
+	kr_output(buf, off + plen, want, cpu);
+	return 0;
+}
+
+SEC("tracepoint")
+int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 ts = bpf_ktime_get_ns();
+	long id = ctx->id;
+	unsigned int want, off, pos;
+	unsigned char *buf, mask = 0, failed = 0;
+	__u32 key, cpu;
+	__u64 *p, args[6];
+
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
+		return 0;
+	if (id >= 0 && id < KR_MAX_SC) {
+		key = KR_KEY_SC_ENTRY + id;
+		mask = kr_sc_strmask[id & (KR_MAX_SC - 1)] & KR_SC_STRINGS;
+	} else {
+		key = KR_KEY_SC_ENTRY_UNKNOWN;
+	}
+	want = kr_channels_for(key);
+	if (!want)
+		return 0;
+	buf = kr_buf();
+	if (!buf)
+		return 0;
+	off = kr_fill_header(buf, key, want, ts);
+	asm volatile("" : "+r"(off));
+	off &= 255;
+	p = (__u64 *)(buf + off);
+	p[0] = id;
+	p[1] = ctx->args[0];
+	p[2] = ctx->args[1];
+	p[3] = ctx->args[2];
+	p[4] = ctx->args[3];
+	p[5] = ctx->args[4];
+	p[6] = ctx->args[5];
+	args[0] = ctx->args[0];
+	args[1] = ctx->args[1];
+	args[2] = ctx->args[2];
+	args[3] = ctx->args[3];
+	args[4] = ctx->args[4];
+	args[5] = ctx->args[5];
+	pos = 56;
+#pragma unroll
+	for (int i = 0; i < 6; i++) {
+		long n;
+
+		if (!(mask & (1U << i)))
+			continue;
+		asm volatile("" : "+r"(pos));
+		pos &= 4095;
+		n = bpf_probe_read_user_str(buf + off + pos, KR_MAX_STR, (void *)args[i]);
+		if (n <= 0) {
+			/* Page not resident (~2% of path reads): record an empty string. */
+			buf[(off + pos) & (KR_SCRATCH - 1)] = 0;
+			n = 1;
+			((struct kr_rec *)buf)->flags |= KR_REC_STRFAULT;
+			failed |= 1U << i;
+		}
+		pos += n;
+	}
+	if (failed) {
+		struct kr_pending pend = { .mask = failed, .nr = (__u32)id };
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+		for (int i = 0; i < 6; i++)
+			pend.ptr[i] = args[i];
+		bpf_map_update_elem(&kr_pending, &tid, &pend, BPF_ANY);
+	}
+	asm volatile("" : "+r"(pos));
+	pos &= 4095;
+	((struct kr_rec *)buf)->len = pos;
+	cpu = bpf_get_smp_processor_id();
+	if (cpu >= KR_MAX_CPU)
+		return 0;
+	kr_output(buf, off + pos, want, cpu);
+	return 0;
+}
+
+SEC("tracepoint")
+int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 ts = bpf_ktime_get_ns();
+	long id = ctx->id;
+	unsigned int want, off, pos;
+	unsigned char *buf, mask;
+	__u32 key, cpu;
+	__u64 *p;
+
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
+		return 0;
+	key = (id >= 0 && id < KR_MAX_SC) ? KR_KEY_SC_EXIT + id : KR_KEY_SC_EXIT_UNKNOWN;
+	want = kr_channels_for(key);
+	if (!want)
+		return 0;
+	buf = kr_buf();
+	if (!buf)
+		return 0;
+	off = kr_fill_header(buf, key, want, ts);
+	asm volatile("" : "+r"(off));
+	off &= 255;
+	p = (__u64 *)(buf + off);
+	p[0] = id;
+	p[1] = ctx->ret;
+	pos = 16;
+	mask = key < KR_KEY_SC_EXIT_UNKNOWN ? kr_sc_strmask[id & (KR_MAX_SC - 1)] : 0;
+	if (mask & KR_SC_STRINGS) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		struct kr_pending *pend = bpf_map_lookup_elem(&kr_pending, &tid);
+		unsigned int retry = 0;
+
+		/* After a successful exec the pointers refer to the old image. */
+		if (pend && pend->nr == (__u32)id && !((mask & KR_SC_NORETRY_OK) && ctx->ret == 0))
+			retry = pend->mask;
+#pragma unroll
+		for (int i = 0; i < 6; i++) {
+			long n = 0;
+
+			if (!(mask & (1U << i)))
+				continue;
+			asm volatile("" : "+r"(pos));
+			pos &= 4095;
+			if ((retry & (1U << i)) && pend)
+				n = bpf_probe_read_user_str(buf + off + pos, KR_MAX_STR,
+							    (void *)pend->ptr[i]);
+			if (n <= 0) {
+				buf[(off + pos) & (KR_SCRATCH - 1)] = 0;
+				n = 1;
+			}
+			pos += n;
+		}
+		if (pend)
+			bpf_map_delete_elem(&kr_pending, &tid);
+	}
+	asm volatile("" : "+r"(pos));
+	pos &= 4095;
+	((struct kr_rec *)buf)->len = pos;
+	cpu = bpf_get_smp_processor_id();
+	if (cpu >= KR_MAX_CPU)
+		return 0;
+	kr_output(buf, off + pos, want, cpu);
+	return 0;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* Objects shared by the kernel-domain files (kernel.c, recorder.c, consumer.c, metadata.c). */
+#ifndef STRATA_KERNEL_INTERNAL_H
+#define STRATA_KERNEL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "encode.h"
+#include "kernel.h"
+#include "recorder-abi.h"
+#include "tracefs.h"
+
+enum kt_ctx_type {
+	KT_CTX_PID,
+	KT_CTX_TID,
+	KT_CTX_PROCNAME,
+	KT_CTX_PPID,
+	KT_CTX_VPID,
+	KT_CTX_VTID,
+	KT_CTX_VPPID,
+	KT_CTX_PRIO,
+	KT_CTX_NICE,
+	KT_CTX_HOSTNAME,
+	KT_CTX_PERF,
+};
+
+struct kt_ctx {
+	enum kt_ctx_type type;
+	unsigned int ctr; /* KT_CTX_PERF: counter slot */
+	char field[64]; /* CTF field name without the leading '_' */
+};
+
+#define KT_MAX_CTX 16
+
+struct kt_counter {
+	char name[48]; /* "page-faults" */
+	uint32_t type;
+	uint64_t config;
+	int *fds; /* one per CPU */
+};
+
+struct kt_bpf;
+
+struct kernel_tracer {
+	char tracefs[256];
+	struct kt_tracepoint_list tps;
+	unsigned int ncpu;
+	pid_t self;
+	/* Event classes by key, created on first enable, published with release stores. */
+	_Atomic(struct kt_class *) classes[KR_MAX_KEYS];
+	int *tp_link; /* per tracepoint index: link fd or -1 */
+	int sc_link[2]; /* raw_syscalls sys_enter, sys_exit */
+	unsigned int nattached;
+	struct kt_counter ctr[KR_MAX_CTR];
+	unsigned int nctr;
+	struct kernel_channel *chans[KR_MAX_CHAN];
+	struct kt_bpf *skel;
+	uint64_t (*recursion_misses)(struct kernel_tracer *kt);
+};
+
+struct kt_consumer;
+
+struct kernel_channel {
+	struct kernel_tracer *kt;
+	unsigned int slot;
+	char name[64];
+	struct kernel_channel_attr attr;
+	kernel_record_cb cb;
+	void *opaque;
+
+	/* Key -> CTF id (-1: not in this channel); read by the consumer thread. */
+	_Atomic int32_t id_of_key[KR_MAX_KEYS];
+	uint32_t key_of_id[KR_MAX_KEYS];
+	atomic_uint nids;
+	bool enabled[KR_MAX_KEYS];
+
+	struct kt_ctx ctx[KT_MAX_CTX];
+	unsigned int nctx;
+	bool started;
+	bool compact; /* frozen at first start */
+	bool frozen;
+	uint64_t recursion_base;
+
+	int *ring_fds; /* per CPU */
+	struct kt_consumer *consumer;
+};
+
+/* recorder.c: the BPF object and its maps. */
+int kt_rec_open(struct kernel_tracer *kt, char *why, size_t len);
+void kt_rec_close(struct kernel_tracer *kt);
+int kt_rec_attach_tp(struct kernel_tracer *kt, unsigned int idx, const struct kt_format *f);
+int kt_rec_attach_syscalls(struct kernel_tracer *kt);
+void kt_rec_set_enabled(struct kernel_tracer *kt, unsigned int slot, uint32_t key, bool on);
+void kt_rec_set_active(struct kernel_tracer *kt, unsigned int slot, bool on);
+void kt_rec_set_host(struct kernel_tracer *kt, unsigned int slot, bool on);
+int kt_rec_rings_create(struct kernel_tracer *kt, unsigned int slot, uint64_t size, uint64_t wake,
+			int **ret_fds);
+void kt_rec_rings_destroy(struct kernel_tracer *kt, unsigned int slot, int *fds);
+int kt_rec_counter_open(struct kernel_tracer *kt, const char *name, unsigned int *ret_slot,
+			char *why, size_t len);
+uint64_t kt_rec_lost(struct kernel_tracer *kt, unsigned int slot, unsigned int cpu);
+uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt);
+void kt_rec_detach_all(struct kernel_tracer *kt);
+
+/* consumer.c: one thread per channel. */
+int kt_consumer_start(struct kernel_channel *ch);
+/* Deliver all pending records (and the statedump when asked), then return. */
+int kt_consumer_sync(struct kernel_channel *ch, bool statedump);
+void kt_consumer_stop(struct kernel_channel *ch);
+
+/* Encode a record's context for channel ch into out; returns bytes written. */
+size_t kt_context_encode(const struct kernel_channel *ch, const struct kr_rec *r,
+			 const uint64_t *ctr, const char *host, uint8_t *out, size_t cap);
+
+/* statedump.c: walk /proc, emitting statedump records through emit(). */
+typedef void (*kt_sd_emit)(void *opaque, uint32_t key, const void *payload, size_t len);
+int kt_statedump_run(kt_sd_emit emit, void *opaque);
+
+#endif

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel domain's API (kernel.h): availability, tracer, channels, events, contexts. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <strata/error.h>
+
+#include "kernel-internal.h"
+#include "syscalls.h"
+
+#include "common/common.h"
+
+#define KT_DEFAULT_SUBBUF (1u << 20)
+#define KT_DEFAULT_NUM_SUBBUF 4
+#define KT_MAX_RING (1u << 30)
+
+static const char *const kt_statedump_names[] = {
+	"lttng_statedump_start",
+	"lttng_statedump_process_state",
+	"lttng_statedump_file_descriptor",
+	"lttng_statedump_end",
+};
+
+static void kt_why(char *why, size_t len, const char *fmt, ...) _printf_(3, 4);
+static void kt_why(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+int kernel_check(char *why, size_t len)
+{
+	char tracefs[256];
+
+	if (geteuid() != 0) {
+		kt_why(why, len,
+		       "Kernel tracing needs root (CAP_BPF, CAP_PERFMON): run strata-sessiond as "
+		       "root");
+		return -EPERM;
+	}
+	if (kt_tracefs_find(tracefs, sizeof(tracefs)) < 0) {
+		kt_why(why, len,
+		       "tracefs is not mounted: run 'mount -t tracefs nodev /sys/kernel/tracing'");
+		return -ENOENT;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		kt_why(why, len,
+		       "Kernel BTF is missing (/sys/kernel/btf/vmlinux): kernel tracing needs a "
+		       "kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+#ifndef STRATA_HAVE_BPF
+	kt_why(why, len,
+	       "strata was built without BPF support: install clang, bpftool and libbpf-dev, "
+	       "then rebuild");
+	return -STRATA_EUNSUPPORTED;
+#else
+	return 0;
+#endif
+}
+
+int kernel_tracer_create(struct kernel_tracer **ret, char *why, size_t len)
+{
+	struct kernel_tracer *kt;
+	long ncpu;
+	int err;
+
+	err = kernel_check(why, len);
+	if (err)
+		return err;
+	kt = calloc(1, sizeof(*kt));
+	if (!kt)
+		return -ENOMEM;
+	kt->sc_link[0] = kt->sc_link[1] = -1;
+	kt->self = getpid();
+	ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	kt->ncpu = ncpu > 0 && ncpu <= KR_MAX_CPU ? (unsigned int)ncpu : 1;
+	err = kt_tracefs_find(kt->tracefs, sizeof(kt->tracefs));
+	if (!err)
+		err = kt_tracefs_list(kt->tracefs, &kt->tps);
+	if (err) {
+		kt_why(why, len, "Failed to list kernel tracepoints: %s", strerror(-err));
+		goto err;
+	}
+	if (kt->tps.n > KR_MAX_TP)
+		kt->tps.n = KR_MAX_TP; /* the rest stays unlisted (never seen: 2305 here) */
+	kt->tp_link = malloc(MAX(kt->tps.n, 1) * sizeof(*kt->tp_link));
+	if (!kt->tp_link) {
+		err = -ENOMEM;
+		goto err;
+	}
+	for (size_t i = 0; i < kt->tps.n; i++)
+		kt->tp_link[i] = -1;
+	err = kt_rec_open(kt, why, len);
+	if (err)
+		goto err;
+	*ret = kt;
+	return 0;
+err:
+	kernel_tracer_destroy(kt);
+	return err;
+}
+
+void kernel_tracer_destroy(struct kernel_tracer *kt)
+{
+	if (!kt)
+		return;
+	if (kt->skel)
+		kt_rec_detach_all(kt);
+	kt_rec_close(kt);
+	for (size_t k = 0; k < KR_MAX_KEYS; k++) {
+		struct kt_class *c = atomic_load(&kt->classes[k]);
+
+		if (c) {
+			kt_class_release(c);
+			free(c);
+		}
+	}
+	free(kt->tp_link);
+	kt_tracepoint_list_release(&kt->tps);
+	free(kt);
+}
+
+unsigned int kernel_tracer_nr_attached(const struct kernel_tracer *kt)
+{
+	return kt->nattached;
+}
+
+int kernel_tracer_list(struct kernel_tracer *kt, bool syscalls,
+		       int (*cb)(void *opaque, const char *system, const char *name), void *opaque)
+{
+	int r;
+
+	if (syscalls) {
+		for (unsigned int i = 0; i < kt_nsyscalls; i++)
+			if ((r = cb(opaque, "syscalls", kt_syscalls[i].name)))
+				return r;
+		return 0;
+	}
+	for (size_t i = 0; i < kt->tps.n; i++)
+		if ((r = cb(opaque, kt->tps.tp[i].system, kt->tps.tp[i].name)))
+			return r;
+	for (size_t i = 0; i < ARRAY_SIZE(kt_statedump_names); i++)
+		if ((r = cb(opaque, "lttng_statedump", kt_statedump_names[i])))
+			return r;
+	return 0;
+}
+
+int kernel_channel_create(struct kernel_tracer *kt, const char *name,
+			  const struct kernel_channel_attr *attr, kernel_record_cb cb, void *opaque,
+			  struct kernel_channel **ret, char *why, size_t len)
+{
+	struct kernel_channel_attr a = attr ? *attr : (struct kernel_channel_attr){ 0 };
+	struct kernel_channel *ch;
+	unsigned int slot;
+	uint64_t ring = 4096;
+	int err;
+
+	if (a.overwrite) {
+		kt_why(why, len,
+		       "Overwrite (flight recorder) mode is not supported for kernel channels: BPF "
+		       "ring buffers cannot overwrite; use discard mode");
+		return -STRATA_EUNSUPPORTED;
+	}
+	for (slot = 0; slot < KR_MAX_CHAN && kt->chans[slot]; slot++)
+		;
+	if (slot == KR_MAX_CHAN) {
+		kt_why(why, len, "At most %d kernel channels can exist at once", KR_MAX_CHAN);
+		return -EMFILE;
+	}
+	if (!a.subbuf_size)
+		a.subbuf_size = KT_DEFAULT_SUBBUF;
+	if (!a.num_subbuf)
+		a.num_subbuf = KT_DEFAULT_NUM_SUBBUF;
+	if (a.subbuf_size > KT_MAX_RING || a.num_subbuf > KT_MAX_RING ||
+	    a.subbuf_size * a.num_subbuf > KT_MAX_RING) {
+		kt_why(why, len, "Kernel channel buffers are limited to %u MiB per CPU",
+		       KT_MAX_RING >> 20);
+		return -E2BIG;
+	}
+	/* BPF rings are a power of two of at least a page. */
+	while (ring < a.subbuf_size * a.num_subbuf)
+		ring <<= 1;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	ch->kt = kt;
+	ch->slot = slot;
+	ch->attr = a;
+	ch->cb = cb;
+	ch->opaque = opaque;
+	snprintf(ch->name, sizeof(ch->name), "%s", name ? name : "channel0");
+	for (size_t k = 0; k < KR_MAX_KEYS; k++)
+		atomic_init(&ch->id_of_key[k], -1);
+	err = kt_rec_rings_create(kt, slot, ring, MIN(a.subbuf_size, ring / 2), &ch->ring_fds);
+	if (err) {
+		kt_why(why, len, "Failed to create the kernel ring buffers: %s", strerror(-err));
+		free(ch);
+		return err;
+	}
+	err = kt_consumer_start(ch);
+	if (err) {
+		kt_why(why, len, "Failed to start the kernel consumer: %s", strerror(-err));
+		kt_rec_rings_destroy(kt, slot, ch->ring_fds);
+		free(ch);
+		return err;
+	}
+	ch->recursion_base = kt_rec_recursion_misses(kt);
+	kt->chans[slot] = ch;
+	*ret = ch;
+	return 0;
+}
+
+void kernel_channel_destroy(struct kernel_channel *ch)
+{
+	if (!ch)
+		return;
+	kernel_channel_stop(ch);
+	for (uint32_t k = 0; k < KR_MAX_KEYS; k++)
+		if (ch->enabled[k])
+			kt_rec_set_enabled(ch->kt, ch->slot, k, false);
+	kt_rec_set_host(ch->kt, ch->slot, false);
+	kt_consumer_stop(ch);
+	kt_rec_rings_destroy(ch->kt, ch->slot, ch->ring_fds);
+	ch->kt->chans[ch->slot] = NULL;
+	free(ch);
+}
+
+/* Create and publish the class of key once; classes are shared by channels. */
+static int kt_ensure_class(struct kernel_tracer *kt, uint32_t key)
+{
+	struct kt_class *c;
+	int err;
+
+	if (atomic_load_explicit(&kt->classes[key], memory_order_acquire))
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	if (key < KR_MAX_TP) {
+		struct kt_format f;
+
+		err = kt_format_read(kt->tracefs, kt->tps.tp[key].system, kt->tps.tp[key].name, &f);
+		if (!err) {
+			err = kt_rec_attach_tp(kt, key, &f);
+			if (!err)
+				err = kt_class_from_format(&f, key, c);
+			else
+				kt_format_release(&f);
+		}
+	} else if (key >= KR_KEY_STATEDUMP_START) {
+		err = kt_class_statedump(key, c);
+	} else {
+		err = kt_rec_attach_syscalls(kt);
+		if (!err)
+			err = kt_class_syscall(key, c);
+	}
+	if (err) {
+		free(c);
+		return err;
+	}
+	/* Pairs with the acquire loads of the consumer (consumer.c). */
+	atomic_store_explicit(&kt->classes[key], c, memory_order_release);
+	return 0;
+}
+
+static int kt_enable_key(struct kernel_channel *ch, uint32_t key, bool on)
+{
+	int err;
+
+	if (!on) {
+		if (ch->enabled[key]) {
+			ch->enabled[key] = false;
+			kt_rec_set_enabled(ch->kt, ch->slot, key, false);
+		}
+		return 0;
+	}
+	err = kt_ensure_class(ch->kt, key);
+	if (err)
+		return err;
+	if (atomic_load(&ch->id_of_key[key]) < 0) {
+		unsigned int id = atomic_load(&ch->nids);
+
+		ch->key_of_id[id] = key;
+		atomic_store_explicit(&ch->nids, id + 1, memory_order_release);
+		atomic_store_explicit(&ch->id_of_key[key], (int32_t)id, memory_order_release);
+	}
+	ch->enabled[key] = true;
+	kt_rec_set_enabled(ch->kt, ch->slot, key, true);
+	return 0;
+}
+
+static bool kt_match(const char *pattern, const char *system, const char *name)
+{
+	char full[256];
+
+	if (!pattern)
+		return true;
+	if (strchr(pattern, ':')) {
+		snprintf(full, sizeof(full), "%s:%s", system, name);
+		return fnmatch(pattern, full, 0) == 0;
+	}
+	return fnmatch(pattern, name, 0) == 0;
+}
+
+static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_event_type type,
+		    bool on, char *why, size_t len)
+{
+	struct kernel_tracer *kt = ch->kt;
+	int matched = 0, last_err = 0;
+	const char *failed = NULL;
+
+	if (pattern && (!strcmp(pattern, "*") || !*pattern))
+		pattern = NULL;
+	if (type != KERNEL_EVENT_SYSCALL) {
+		for (size_t i = 0; i < kt->tps.n; i++) {
+			int err;
+
+			if (!kt_match(pattern, kt->tps.tp[i].system, kt->tps.tp[i].name))
+				continue;
+			err = kt_enable_key(ch, (uint32_t)i, on);
+			if (err) {
+				/* One odd tracepoint must not fail --all: report the last one. */
+				last_err = err;
+				failed = kt->tps.tp[i].name;
+				continue;
+			}
+			matched++;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(kt_statedump_names); i++) {
+			if (!kt_match(pattern, "lttng_statedump", kt_statedump_names[i]))
+				continue;
+			if (!kt_enable_key(ch, KR_KEY_STATEDUMP_START + (uint32_t)i, on))
+				matched++;
+		}
+	}
+	if (type != KERNEL_EVENT_TRACEPOINT) {
+		for (unsigned int i = 0; i < kt_nsyscalls; i++) {
+			const struct kt_syscall *sc = &kt_syscalls[i];
+			int err;
+
+			if (sc->nr < 0 || sc->nr >= KR_MAX_SC ||
+			    !kt_match(pattern, "syscalls", sc->name))
+				continue;
+			err = kt_enable_key(ch, KR_KEY_SC_ENTRY + (uint32_t)sc->nr, on);
+			if (!err)
+				err = kt_enable_key(ch, KR_KEY_SC_EXIT + (uint32_t)sc->nr, on);
+			if (err) {
+				last_err = err;
+				failed = sc->name;
+				continue;
+			}
+			matched++;
+		}
+		if (!pattern && !kt_enable_key(ch, KR_KEY_SC_ENTRY_UNKNOWN, on) &&
+		    !kt_enable_key(ch, KR_KEY_SC_EXIT_UNKNOWN, on))
+			matched++;
+	}
+	if (!matched) {
+		if (failed)
+			kt_why(why, len, "Failed to enable kernel event '%s': %s", failed,
+			       strerror(-last_err));
+		else
+			kt_why(why, len, "No kernel %s matches '%s' (see 'strata list -k%s')",
+			       type == KERNEL_EVENT_SYSCALL ? "syscall" : "event",
+			       pattern ? pattern : "*",
+			       type == KERNEL_EVENT_SYSCALL ? " --syscall" : "");
+		return last_err ? last_err : -ENOENT;
+	}
+	return matched;
+}
+
+int kernel_channel_enable_event(struct kernel_channel *ch, const char *pattern,
+				enum kernel_event_type type, char *why, size_t len)
+{
+	return kt_apply(ch, pattern, type, true, why, len);
+}
+
+int kernel_channel_disable_event(struct kernel_channel *ch, const char *pattern,
+				 enum kernel_event_type type)
+{
+	return kt_apply(ch, pattern, type, false, NULL, 0);
+}
+
+int kernel_channel_add_context(struct kernel_channel *ch, const char *name, char *why, size_t len)
+{
+	static const struct {
+		const char *name;
+		enum kt_ctx_type type;
+	} simple[] = {
+		{ "pid", KT_CTX_PID },		 { "tid", KT_CTX_TID },
+		{ "procname", KT_CTX_PROCNAME }, { "ppid", KT_CTX_PPID },
+		{ "vpid", KT_CTX_VPID },	 { "vtid", KT_CTX_VTID },
+		{ "vppid", KT_CTX_VPPID },	 { "prio", KT_CTX_PRIO },
+		{ "nice", KT_CTX_NICE },	 { "hostname", KT_CTX_HOSTNAME },
+	};
+	struct kt_ctx c = { 0 };
+
+	if (ch->frozen) {
+		kt_why(why, len,
+		       "Contexts cannot be added to a kernel channel once it has started");
+		return -EBUSY;
+	}
+	if (ch->nctx == KT_MAX_CTX) {
+		kt_why(why, len, "At most %d contexts per kernel channel", KT_MAX_CTX);
+		return -E2BIG;
+	}
+	if (!strncmp(name, "perf:cpu:", 9) || !strncmp(name, "perf:", 5)) {
+		const char *cname = name + (strncmp(name, "perf:cpu:", 9) ? 5 : 9);
+		int err = kt_rec_counter_open(ch->kt, cname, &c.ctr, why, len);
+
+		if (err)
+			return err;
+		c.type = KT_CTX_PERF;
+		snprintf(c.field, sizeof(c.field), "perf_cpu_%s", cname);
+		for (char *p = c.field; *p; p++)
+			if (*p == '-' || *p == ':')
+				*p = '_';
+	} else {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(simple); i++)
+			if (!strcmp(simple[i].name, name))
+				break;
+		if (i == ARRAY_SIZE(simple)) {
+			kt_why(why, len,
+			       "Unknown kernel context '%s' (pid, tid, procname, ppid, vpid, vtid, "
+			       "vppid, prio, nice, hostname, perf:cpu:<counter>)",
+			       name);
+			return -EINVAL;
+		}
+		c.type = simple[i].type;
+		snprintf(c.field, sizeof(c.field), "%s", name);
+	}
+	for (unsigned int i = 0; i < ch->nctx; i++)
+		if (!strcmp(ch->ctx[i].field, c.field))
+			return 0; /* already there: adding twice is harmless */
+	if (c.type == KT_CTX_HOSTNAME)
+		kt_rec_set_host(ch->kt, ch->slot, true);
+	ch->ctx[ch->nctx++] = c;
+	return 0;
+}
+
+int kernel_channel_start(struct kernel_channel *ch)
+{
+	if (ch->started)
+		return 0;
+	if (!ch->frozen) {
+		/* LTTng's rule: compact headers when fewer than 31 events exist at start. */
+		ch->compact = atomic_load(&ch->nids) < 31;
+		ch->frozen = true;
+	}
+	ch->started = true;
+	kt_rec_set_active(ch->kt, ch->slot, true);
+	/* Recording is live before the walk: nothing falls between dump and trace. */
+	return kt_consumer_sync(ch, true);
+}
+
+int kernel_channel_stop(struct kernel_channel *ch)
+{
+	if (!ch->started)
+		return 0;
+	ch->started = false;
+	kt_rec_set_active(ch->kt, ch->slot, false);
+	return kt_consumer_sync(ch, false);
+}
+
+unsigned int kernel_channel_nr_streams(const struct kernel_channel *ch)
+{
+	return ch->kt->ncpu + 1;
+}
+
+uint64_t kernel_channel_discarded(struct kernel_channel *ch, unsigned int stream)
+{
+	uint64_t n = 0;
+
+	if (stream < ch->kt->ncpu)
+		n = kt_rec_lost(ch->kt, ch->slot, stream);
+	if (stream == 0)
+		n += kt_rec_recursion_misses(ch->kt) - ch->recursion_base;
+	return n;
+}
+
+bool kernel_channel_compact_header(const struct kernel_channel *ch)
+{
+	return ch->frozen ? ch->compact : atomic_load(&ch->nids) < 31;
+}

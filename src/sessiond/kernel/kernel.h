@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel domain of strata-sessiond: kernel tracepoints and syscalls
+ * recorded by eBPF (no kernel module), with contexts captured in the kernel at
+ * event time, delivered as CTF-encodable records.
+ *
+ * Shape (DESIGN.md §5):
+ * - One kernel_tracer per daemon. It loads the BPF recorder once, attaches a
+ *   tracepoint on its first enable and keeps the attachment for its whole life:
+ *   detaching costs ~130 ms per tracepoint in the kernel, so enable, disable,
+ *   start and stop are map writes, and kernel_tracer_destroy() hands the
+ *   attachments to a background process that detaches them.
+ * - Up to KERNEL_MAX_CHANNELS channels (over all sessions). A channel has one
+ *   BPF ring buffer per CPU and one consumer thread, which calls the channel's
+ *   record callback. Streams: one per CPU, plus one for the statedump.
+ * - Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns), the clock
+ *   user-space events use.
+ *
+ * Thread-safety: the tracer and channel functions may be called from any one
+ * control thread at a time; the record callback runs on the channel's consumer
+ * thread and must not call back into this API except kernel_channel_discarded().
+ *
+ * Errors: >= 0 or -errno; -STRATA_EUNSUPPORTED for a feature this kernel or
+ * build lacks. Functions taking `char *why` fill it with a user-facing reason.
+ */
+#ifndef STRATA_SESSIOND_KERNEL_H
+#define STRATA_SESSIOND_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KERNEL_MAX_CHANNELS 4
+
+struct kernel_tracer;
+struct kernel_channel;
+
+/*
+ * Whether kernel tracing can work here: root (CAP_BPF/CAP_PERFMON), tracefs
+ * mounted, kernel BTF, BPF tracepoint programs, and a build with BPF support.
+ * Returns 0, or a negative error with `why` naming what is missing and how to
+ * fix it (e.g. "tracefs is not mounted: run 'mount -t tracefs nodev
+ * /sys/kernel/tracing'").
+ */
+int kernel_check(char *why, size_t len);
+
+/* Load the recorder. kernel_check() failures are returned as is. */
+int kernel_tracer_create(struct kernel_tracer **ret, char *why, size_t len);
+
+/*
+ * Release everything. Channels must be destroyed first. The tracepoint
+ * attachments are detached by a forked background process, so this returns in
+ * milliseconds whatever the number of attached tracepoints.
+ */
+void kernel_tracer_destroy(struct kernel_tracer *kt);
+
+/* Number of tracepoints currently attached (kept for the tracer's life). */
+unsigned int kernel_tracer_nr_attached(const struct kernel_tracer *kt);
+
+/*
+ * Call cb once per event the tracer can record: every tracepoint
+ * ("sched_switch") when syscalls is false, else every syscall name ("openat").
+ * Stops and returns cb's value when it returns non-zero.
+ */
+int kernel_tracer_list(struct kernel_tracer *kt, bool syscalls,
+		       int (*cb)(void *opaque, const char *system, const char *name), void *opaque);
+
+struct kernel_channel_attr {
+	uint64_t subbuf_size; /* consumer wakeup threshold; default 1 MiB */
+	uint32_t num_subbuf; /* ring size per CPU = subbuf_size * num_subbuf; default 4 */
+	bool overwrite; /* flight-recorder mode: not supported by BPF rings */
+	uint32_t read_timer_us; /* consumer poll period for the tail; default 200 ms */
+};
+
+/* One event, ready to be written after a CTF event header. */
+struct kernel_record {
+	uint32_t stream; /* CPU number, or kernel_channel_nr_streams() - 1: statedump */
+	uint32_t event_id; /* CTF event id in this channel */
+	uint64_t timestamp; /* CLOCK_MONOTONIC ns */
+	const uint8_t *context; /* stream event context, encoded as the metadata declares */
+	size_t context_len;
+	const uint8_t *payload; /* event fields, encoded as the metadata declares */
+	size_t payload_len;
+};
+
+typedef void (*kernel_record_cb)(void *opaque, const struct kernel_record *rec);
+
+/* Create a stopped channel; attr may be NULL for defaults. */
+int kernel_channel_create(struct kernel_tracer *kt, const char *name,
+			  const struct kernel_channel_attr *attr, kernel_record_cb cb, void *opaque,
+			  struct kernel_channel **ret, char *why, size_t len);
+
+/* Stop, drain and release the channel (its rings and consumer thread). */
+void kernel_channel_destroy(struct kernel_channel *ch);
+
+enum kernel_event_type {
+	KERNEL_EVENT_TRACEPOINT, /* tracepoints (sched_switch, 'sched_*', '*') */
+	KERNEL_EVENT_SYSCALL, /* syscalls by name ('openat', '*'): entry and exit */
+	KERNEL_EVENT_ALL, /* both, plus the statedump events */
+};
+
+/*
+ * Enable events matching a glob pattern (NULL = all of that type). Tracepoint
+ * names may be qualified "system:name". Attaches tracepoints not attached yet.
+ * Returns the number of events matched (>= 1), or -ENOENT when none did.
+ */
+int kernel_channel_enable_event(struct kernel_channel *ch, const char *pattern,
+				enum kernel_event_type type, char *why, size_t len);
+int kernel_channel_disable_event(struct kernel_channel *ch, const char *pattern,
+				 enum kernel_event_type type);
+
+/*
+ * Add a context: pid, tid, procname, ppid, vpid, vtid, vppid, prio, nice,
+ * hostname, or a software perf counter "perf:cpu:<name>" (page-faults,
+ * major-faults, minor-faults, context-switches, cpu-migrations, cpu-clock,
+ * task-clock). Hardware counters fail with a reason. Only before start.
+ */
+int kernel_channel_add_context(struct kernel_channel *ch, const char *name, char *why, size_t len);
+
+/*
+ * Start recording, then take the statedump (if its events are enabled) on the
+ * statedump stream; returns once the statedump is delivered.
+ */
+int kernel_channel_start(struct kernel_channel *ch);
+
+/* Stop recording and deliver every record still in the rings before returning. */
+int kernel_channel_stop(struct kernel_channel *ch);
+
+unsigned int kernel_channel_nr_streams(const struct kernel_channel *ch);
+
+/*
+ * Events lost on a stream since the channel was created: ring full, plus (on
+ * stream 0) events the kernel dropped because a BPF program was already
+ * running on that CPU (recursion_misses).
+ */
+uint64_t kernel_channel_discarded(struct kernel_channel *ch, unsigned int stream);
+
+/* Whether the channel's stream uses event_header_compact (< 31 events at start). */
+bool kernel_channel_compact_header(const struct kernel_channel *ch);
+
+/* What the metadata's trace, env and clock blocks say. */
+struct kernel_trace_info {
+	uint8_t uuid[16]; /* trace uuid */
+	const char *hostname;
+	const char *trace_name;
+	const char *creation_datetime; /* "YYYYmmddTHHMMSS+hhmm" */
+	const char *clock_uuid; /* boot id, "xxxxxxxx-xxxx-..." */
+	int64_t clock_offset; /* realtime - monotonic, ns */
+};
+
+/*
+ * The complete TSDL metadata of the kernel/ trace holding these channels;
+ * channel i is stream id i. *ret is malloc'ed. Call it again after enabling
+ * events while started: new events are appended with new ids.
+ */
+int kernel_metadata(struct kernel_channel *const *chans, size_t n,
+		    const struct kernel_trace_info *info, char **ret);
+
+#endif
