@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fast path: strata_ust_event_reserve()/commit(), called by every
+ * generated probe, and the per-process / per-thread context values.
+ *
+ * No lock, no allocation, no output. The only system calls are the first
+ * event of a thread caching its tid and name (gettid, prctl), once.
+ * Thread-local state uses the initial-exec TLS model so that a TLS access
+ * is one %fs-relative load, not a __tls_get_addr call.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ust/ust-internal.h"
+
+#include "common/common.h"
+
+#define UST_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* Nesting (signal handlers tracing inside a probe) beyond this drops. */
+#define UST_MAX_NESTING 4
+
+static UST_TLS int32_t tls_vtid;
+static UST_TLS int tls_nesting;
+static UST_TLS char tls_procname[UST_PROCNAME_LEN];
+static UST_TLS int tls_procname_cached;
+
+static int32_t cached_vpid;
+static uint32_t cached_vuid, cached_vgid;
+
+int ust_debug_enabled;
+
+static inline int32_t ctx_vtid(void)
+{
+	if (__builtin_expect(!tls_vtid, 0))
+		tls_vtid = (int32_t)syscall(SYS_gettid);
+	return tls_vtid;
+}
+
+static inline const char *ctx_procname(void)
+{
+	if (__builtin_expect(!tls_procname_cached, 0)) {
+		char name[UST_PROCNAME_LEN] = { 0 };
+
+		/* PR_GET_NAME writes at most 16 bytes including the NUL. */
+		if (prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0) != 0)
+			name[0] = '\0';
+		memcpy(tls_procname, name, sizeof(tls_procname));
+		tls_procname[UST_PROCNAME_LEN - 1] = '\0';
+		tls_procname_cached = 1;
+	}
+	return tls_procname;
+}
+
+static inline int32_t ctx_vpid(void)
+{
+	int32_t pid = __atomic_load_n(&cached_vpid, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(!pid, 0)) {
+		pid = (int32_t)getpid();
+		__atomic_store_n(&cached_vpid, pid, __ATOMIC_RELAXED);
+	}
+	return pid;
+}
+
+static uint8_t *write_contexts(const struct ust_channel *chan, uint8_t *p, const void *ip)
+{
+	for (uint32_t i = 0; i < chan->n_ctx; i++) {
+		switch (chan->ctx[i]) {
+		case UST_CTX_VPID: {
+			int32_t v = ctx_vpid();
+
+			memcpy(p, &v, 4);
+			p += 4;
+			break;
+		}
+		case UST_CTX_VTID: {
+			int32_t v = ctx_vtid();
+
+			memcpy(p, &v, 4);
+			p += 4;
+			break;
+		}
+		case UST_CTX_PROCNAME:
+			memcpy(p, ctx_procname(), UST_PROCNAME_LEN);
+			p += UST_PROCNAME_LEN;
+			break;
+		case UST_CTX_PTHREAD_ID: {
+			uint64_t v = (uint64_t)pthread_self();
+
+			memcpy(p, &v, 8);
+			p += 8;
+			break;
+		}
+		case UST_CTX_IP: {
+			uint64_t v = (uint64_t)(uintptr_t)ip;
+
+			memcpy(p, &v, 8);
+			p += 8;
+			break;
+		}
+		case UST_CTX_VUID:
+			memcpy(p, &cached_vuid, 4);
+			p += 4;
+			break;
+		case UST_CTX_VGID:
+			memcpy(p, &cached_vgid, 4);
+			p += 4;
+			break;
+		default:
+			break;
+		}
+	}
+	return p;
+}
+
+void *strata_ust_event_reserve(struct strata_ust_ctx *ctx, void *event, size_t payload_len,
+			       const void *ip)
+{
+	struct ust_event *ev = event;
+	const struct ust_binding *b;
+	struct ust_channel *chan;
+	uint8_t *p;
+
+	if (__builtin_expect(!ev, 0))
+		return NULL;
+	/* Pairs with the release store in event_bind_locked(). */
+	b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!b, 0))
+		return NULL;
+	if (__builtin_expect(tls_nesting >= UST_MAX_NESTING, 0))
+		return NULL;
+	tls_nesting++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	chan = b->chan;
+	p = chan->ops->reserve(chan->backend, ctx, b->id, chan->ctx_len + payload_len, chan->clock);
+	if (__builtin_expect(!p, 0)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		tls_nesting--;
+		return NULL;
+	}
+	ctx->chan = chan;
+	return write_contexts(chan, p, ip);
+}
+
+void strata_ust_event_commit(struct strata_ust_ctx *ctx)
+{
+	struct ust_channel *chan = ctx->chan;
+
+	chan->ops->commit(chan->backend, ctx);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tls_nesting--;
+}
+
+void ust_context_fork_reset(void)
+{
+	/* The child's only thread inherited the forking thread's cache. */
+	__atomic_store_n(&cached_vpid, 0, __ATOMIC_RELAXED);
+	tls_vtid = 0;
+	tls_procname_cached = 0;
+}
+
+void ust_debug_init(void)
+{
+	const char *v = getenv("STRATA_UST_DEBUG");
+
+	ust_debug_enabled = v && v[0] == '1';
+}
+
+void ust_debug_printf(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	/* A debug line that cannot be written is simply lost. */
+	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
+		return;
+}
+
+static void __attribute__((constructor)) ust_init(void)
+{
+	ust_debug_init();
+	cached_vuid = (uint32_t)getuid();
+	cached_vgid = (uint32_t)getgid();
+	pthread_atfork(NULL, NULL, ust_context_fork_reset);
+	ust_debug("strata-ust: initialized (pid %d, clock %s)\n", (int)getpid(),
+		  ust_clock_default_kind() == UST_CLOCK_TSC ? "tsc" : "monotonic");
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libstrata-ust internals: the runtime side of the descriptors of
+ * <strata/ust-events.h>, channels, and the backend seam.
+ *
+ *   call site --state--> probe (app) --strata_ust_event_reserve()--> event.c
+ *        event.c: binding = event->binding (one acquire load)
+ *                 backend->reserve(): header (id, timestamp) in the buffer
+ *                 context fields of the channel, in order
+ *        probe:   payload
+ *        event.c: backend->commit()
+ *
+ * A backend owns the buffer memory: "mem" (backend-mem.c, a private buffer
+ * for tests and in-process use) or the shared per-CPU ring buffer once the
+ * daemon hands one over. Whatever the backend, a record is one contiguous
+ * span: the event header (header.h), then the channel's contexts, then the
+ * payload.
+ *
+ * Lifetime: events, bindings and channels are never freed while the process
+ * runs (a probe may still be using them on another thread: there is no
+ * grace period on the fast path); unregistering only disconnects them.
+ */
+#ifndef STRATA_UST_INTERNAL_H
+#define STRATA_UST_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <strata/ust-events.h>
+
+#include "ust/clock.h"
+#include "ust/context.h"
+
+struct ust_backend_ops {
+	/*
+	 * Reserve header + len bytes for event id, read the timestamp with
+	 * clock inside the reservation (so that records are in time order
+	 * within one buffer), write the event header and return the first byte
+	 * after it; NULL when the record is dropped (the backend counts it).
+	 * Lock-free, async-signal-safe, no allocation.
+	 */
+	void *(*reserve)(void *backend, struct strata_ust_ctx *ctx, uint32_t id, size_t len,
+			 enum ust_clock_kind clock);
+	/* Publish the record reserve() returned. */
+	void (*commit)(void *backend, struct strata_ust_ctx *ctx);
+};
+
+/* Where records go: one per (session, channel) in the process. */
+struct ust_channel {
+	const struct ust_backend_ops *ops;
+	void *backend;
+	enum ust_clock_kind clock;
+	uint32_t n_ctx;
+	uint8_t ctx[UST_CTX_MAX]; /* enum ust_context_type, in record order */
+	uint32_t ctx_len; /* bytes of all context fields */
+	struct ust_channel *next; /* all channels, for lookup and teardown */
+};
+
+/* An enabled event: its channel and its id in that channel's stream. */
+struct ust_binding {
+	struct ust_channel *chan;
+	uint32_t id;
+	struct ust_binding *next_retired;
+};
+
+struct ust_event {
+	struct ust_event *next;
+	const struct strata_event_desc *desc;
+	struct ust_binding *binding; /* atomic; NULL = disabled */
+	int loglevel;
+	const char *model_emf_uri; /* NULL if none */
+	char full_name[]; /* "provider:name" */
+};
+
+/* event.c */
+void ust_context_fork_reset(void);
+
+/* debug.c: output only with STRATA_UST_DEBUG=1, async-signal-safe write(2). */
+extern int ust_debug_enabled;
+void ust_debug_init(void);
+void ust_debug_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define ust_debug(...)                                      \
+	do {                                                \
+		if (__builtin_expect(ust_debug_enabled, 0)) \
+			ust_debug_printf(__VA_ARGS__);      \
+	} while (0)
+
+#endif
