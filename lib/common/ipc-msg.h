@@ -145,7 +145,7 @@ struct ipc_tracepoint_info {
 };
 
 struct ipc_reply {
-	int32_t status; /* 0 or negative error */
+	int32_t status; /* 0, or -errno; -EALREADY: nothing to do (a warning) */
 	char message[IPC_MSG_MAX]; /* error text when status < 0, else a warning or "" */
 	char session[IPC_NAME_MAX]; /* create: the name (auto-named or given) */
 	char output[IPC_PATH_MAX]; /* create: the trace directory */

@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The app registration socket (include/strata/ust-abi.h): accepts the two
+ * connections of each traced process, pairs them by (pid, token), keeps the
+ * tracepoints each app announces (for `strata list -u`), answers event
+ * registrations through the trace side, and sends commands with a bounded
+ * wait for their reply.
+ *
+ * Apps are untrusted: every message is checked for size, type, counts and
+ * NUL-terminated strings before use; pid/uid/gid come from SO_PEERCRED; an app
+ * that sends anything malformed or does not answer in time is dropped.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <strata/error.h>
+
+#include "sessiond/app.h"
+#include "common/log.h"
+#include "common/common.h"
+
+#define APP_MAX_CONNS 2048
+#define APP_MAX_TRACEPOINTS 65536 /* per app */
+
+_Static_assert(sizeof(struct strata_ust_msg_header) == 16, "ABI");
+_Static_assert(sizeof(struct strata_ust_register) == 72, "ABI");
+_Static_assert(sizeof(struct strata_ust_field) == 584, "ABI");
+_Static_assert(sizeof(struct strata_ust_event_register) == 296, "ABI");
+_Static_assert(sizeof(struct strata_ust_channel) == 320, "ABI");
+_Static_assert(sizeof(struct strata_ust_enabler) == 304, "ABI");
+
+/* A connection before it is paired: it owns its fd until REGISTER. */
+struct app_conn {
+	struct sd_watch w;
+	bool in_use;
+};
+
+static struct app_conn *conns;
+static uint8_t *rxbuf; /* one message, the loop is single-threaded */
+
+static bool str_terminated(const char *s, size_t size)
+{
+	return memchr(s, '\0', size) != NULL;
+}
+
+static void app_free(struct sd_daemon *d, struct sd_app *a)
+{
+	if (d->state.hooks.app_gone)
+		d->state.hooks.app_gone(&d->state, a);
+	if (a->cmd.fd >= 0) {
+		sd_watch_del(d, &a->cmd);
+		close(a->cmd.fd);
+	}
+	if (a->notify.fd >= 0) {
+		sd_watch_del(d, &a->notify);
+		close(a->notify.fd);
+	}
+	free(a->tps);
+	*a = (struct sd_app){ .cmd.fd = -1, .notify.fd = -1 };
+}
+
+void sd_app_drop(struct sd_daemon *d, struct sd_app *a, const char *why)
+{
+	log_info("App unregistered: pid=%d procname='%s' reason=%s", (int)a->pid, a->procname, why);
+	app_free(d, a);
+}
+
+/* Receive one whole message into rxbuf; its length, or -errno. Never blocks. */
+static ssize_t recv_msg(int fd)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, rxbuf, STRATA_UST_MAX_MSG_SIZE, MSG_DONTWAIT | MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	if ((size_t)n > STRATA_UST_MAX_MSG_SIZE || (size_t)n < sizeof(struct strata_ust_msg_header))
+		return -STRATA_EPROTO;
+	return n;
+}
+
+static int check_header(const void *buf, size_t len, uint16_t *ret_type)
+{
+	struct strata_ust_msg_header h;
+
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic != STRATA_UST_MAGIC || h.len != len)
+		return -STRATA_EPROTO;
+	*ret_type = h.type;
+	return 0;
+}
+
+int sd_app_send(struct sd_app *a, int fd, void *msg, size_t len, const int *fds, unsigned nr_fds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 8)];
+	struct iovec iov = { .iov_base = msg, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	(void)a;
+	if (nr_fds) {
+		struct cmsghdr *cm;
+
+		if (nr_fds > 8)
+			return -EINVAL;
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nr_fds);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nr_fds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nr_fds);
+	}
+	do
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EMSGSIZE;
+}
+
+static void add_tracepoints(struct sd_app *a, const uint8_t *buf, size_t len)
+{
+	const struct strata_ust_tracepoint_list *l = (const void *)buf;
+	const struct strata_ust_tracepoint_entry *e;
+	struct sd_app_tp *arr;
+	uint32_t nr;
+
+	if (len < sizeof(*l))
+		return;
+	nr = l->nr;
+	if (nr > STRATA_UST_MAX_TP_PER_MSG || len != sizeof(*l) + (size_t)nr * sizeof(*e) ||
+	    a->nr_tps + nr > APP_MAX_TRACEPOINTS) {
+		a->proto_error = true;
+		return;
+	}
+	arr = realloc(a->tps, (a->nr_tps + nr) * sizeof(*arr));
+	if (!arr && nr)
+		return;
+	a->tps = arr;
+	e = (const void *)(buf + sizeof(*l));
+	for (uint32_t i = 0; i < nr; i++) {
+		struct strata_ust_tracepoint_entry ent;
+
+		memcpy(&ent, &e[i], sizeof(ent));
+		if (!str_terminated(ent.name, sizeof(ent.name)) || !ent.name[0]) {
+			a->proto_error = true;
+			return;
+		}
+		memcpy(a->tps[a->nr_tps].name, ent.name, sizeof(ent.name));
+		a->tps[a->nr_tps].loglevel = ent.loglevel;
+		a->nr_tps++;
+	}
+}
+
+static void handle_event_register(struct sd_daemon *d, struct sd_app *a, const uint8_t *buf,
+				  size_t len)
+{
+	struct strata_ust_event_register_reply rep = {
+		.hdr = { .magic = STRATA_UST_MAGIC,
+			 .type = STRATA_UST_MSG_EVENT_REGISTER_REPLY,
+			 .len = sizeof(rep) },
+		.status = -ENOSYS,
+	};
+	struct strata_ust_event_register ev;
+	uint32_t id = 0;
+
+	if (len < sizeof(ev)) {
+		a->proto_error = true;
+		return;
+	}
+	memcpy(&ev, buf, sizeof(ev));
+	rep.hdr.seq = ev.hdr.seq;
+	if (ev.nr_fields > STRATA_UST_MAX_FIELDS ||
+	    ev.nr_enum_entries > STRATA_UST_MAX_ENUM_ENTRIES ||
+	    len != sizeof(ev) + (size_t)ev.nr_fields * sizeof(struct strata_ust_field) +
+			    (size_t)ev.nr_enum_entries * sizeof(struct strata_ust_enum_entry) ||
+	    !str_terminated(ev.name, sizeof(ev.name))) {
+		a->proto_error = true;
+		return;
+	}
+	if (d->state.hooks.event_register)
+		rep.status = d->state.hooks.event_register(&d->state, a, buf, len, &id);
+	rep.event_id = id;
+	if (sd_app_send(a, a->notify.fd, &rep, sizeof(rep), NULL, 0) < 0)
+		a->proto_error = true;
+}
+
+/* One message from an app's notify connection (already in rxbuf). */
+static void handle_notify(struct sd_daemon *d, struct sd_app *a, size_t len)
+{
+	uint16_t type;
+
+	if (check_header(rxbuf, len, &type) < 0) {
+		a->proto_error = true;
+		return;
+	}
+	switch (type) {
+	case STRATA_UST_MSG_TRACEPOINT_LIST:
+		add_tracepoints(a, rxbuf, len);
+		break;
+	case STRATA_UST_MSG_EVENT_REGISTER:
+		handle_event_register(d, a, rxbuf, len);
+		break;
+	default:
+		a->proto_error = true;
+		break;
+	}
+}
+
+static void app_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t events)
+{
+	struct sd_app *a = NULL;
+	bool is_notify;
+	ssize_t n;
+
+	/* Find the app from the watch (cmd and notify are both members). */
+	for (uint32_t i = 0; i < d->nr_apps; i++) {
+		if (w == &d->apps[i].cmd || w == &d->apps[i].notify) {
+			a = &d->apps[i];
+			break;
+		}
+	}
+	if (!a)
+		return;
+	is_notify = w == &a->notify;
+	if (!(events & EPOLLIN)) {
+		sd_app_drop(d, a, "connection closed");
+		return;
+	}
+	for (;;) {
+		n = recv_msg(w->fd);
+		if (n == -EAGAIN)
+			break;
+		if (n < 0) {
+			sd_app_drop(d, a, n == -ECONNRESET ? "exited" : "receive error");
+			return;
+		}
+		if (!is_notify) {
+			/* Nothing is expected on cmd outside sd_app_command(). */
+			a->proto_error = true;
+		} else {
+			handle_notify(d, a, (size_t)n);
+		}
+		if (a->proto_error) {
+			sd_app_drop(d, a, "protocol error");
+			return;
+		}
+	}
+}
+
+static struct sd_app *app_find_or_add(struct sd_daemon *d, pid_t pid, uint64_t token)
+{
+	struct sd_app *free_slot = NULL;
+
+	for (uint32_t i = 0; i < d->nr_apps; i++) {
+		struct sd_app *a = &d->apps[i];
+
+		if (a->in_use && a->pid == pid && a->token == token)
+			return a;
+		if (!a->in_use && !free_slot)
+			free_slot = a;
+	}
+	if (!free_slot)
+		return NULL;
+	*free_slot = (struct sd_app){ .in_use = true,
+				      .id = ++d->next_app_id,
+				      .pid = pid,
+				      .token = token,
+				      .cmd = { .fd = -1, .on_event = app_on_event },
+				      .notify = { .fd = -1, .on_event = app_on_event } };
+	return free_slot;
+}
+
+static void conn_close(struct sd_daemon *d, struct app_conn *c)
+{
+	sd_watch_del(d, &c->w);
+	close(c->w.fd);
+	*c = (struct app_conn){ .w.fd = -1 };
+}
+
+static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t events)
+{
+	struct app_conn *c = container_of(w, struct app_conn, w);
+	struct strata_ust_register_reply rep = {
+		.hdr = { .magic = STRATA_UST_MAGIC,
+			 .type = STRATA_UST_MSG_REGISTER_REPLY,
+			 .len = sizeof(rep) },
+	};
+	struct strata_ust_register reg;
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	struct sd_app *a;
+	struct sd_watch *slot;
+	uint16_t type;
+	ssize_t n;
+	int fd = c->w.fd;
+
+	(void)events;
+	n = recv_msg(fd);
+	if (n == -EAGAIN)
+		return;
+	if (n != (ssize_t)sizeof(reg) || check_header(rxbuf, (size_t)n, &type) < 0 ||
+	    type != STRATA_UST_MSG_REGISTER) {
+		conn_close(d, c);
+		return;
+	}
+	memcpy(&reg, rxbuf, sizeof(reg));
+	rep.hdr.seq = reg.hdr.seq;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0 ||
+	    (reg.socket_kind != STRATA_UST_SOCKET_CMD &&
+	     reg.socket_kind != STRATA_UST_SOCKET_NOTIFY) ||
+	    (reg.bits_per_long != 32 && reg.bits_per_long != 64)) {
+		conn_close(d, c);
+		return;
+	}
+	if (reg.major != STRATA_UST_ABI_MAJOR) {
+		rep.status = -EPROTONOSUPPORT;
+		sd_app_send(NULL, fd, &rep, sizeof(rep), NULL, 0);
+		log_warn("Refused app pid=%d: protocol %u.%u, daemon speaks %u.x", (int)cred.pid,
+			 reg.major, reg.minor, STRATA_UST_ABI_MAJOR);
+		conn_close(d, c);
+		return;
+	}
+	/* A per-user daemon traces only its user's apps; root's, everyone's. */
+	if (!d->global && cred.uid != geteuid()) {
+		conn_close(d, c);
+		return;
+	}
+	a = app_find_or_add(d, cred.pid, reg.token);
+	if (!a) {
+		log_warn("Refused app pid=%d: too many apps registered", (int)cred.pid);
+		conn_close(d, c);
+		return;
+	}
+	slot = reg.socket_kind == STRATA_UST_SOCKET_CMD ? &a->cmd : &a->notify;
+	if (slot->fd >= 0) {
+		sd_app_drop(d, a, "registered twice");
+		conn_close(d, c);
+		return;
+	}
+	a->uid = cred.uid;
+	a->gid = cred.gid;
+	a->ppid = reg.ppid;
+	a->bits_per_long = reg.bits_per_long;
+	memcpy(a->procname, reg.procname, sizeof(a->procname));
+	a->procname[sizeof(a->procname) - 1] = '\0';
+	rep.app_id = a->id;
+	/* Hand the fd from the pending connection to the app. */
+	sd_watch_del(d, &c->w);
+	*c = (struct app_conn){ .w.fd = -1 };
+	slot->fd = fd;
+	if (sd_app_send(a, fd, &rep, sizeof(rep), NULL, 0) < 0 ||
+	    sd_watch_add(d, slot, EPOLLIN) < 0) {
+		close(fd);
+		slot->fd = -1;
+		sd_app_drop(d, a, "registration failed");
+		return;
+	}
+	if (a->cmd.fd >= 0 && a->notify.fd >= 0) {
+		a->ready = true;
+		log_info("App registered: pid=%d uid=%u procname='%s' bits=%u", (int)a->pid,
+			 (unsigned)a->uid, a->procname, a->bits_per_long);
+		if (d->state.hooks.app_ready)
+			d->state.hooks.app_ready(&d->state, a);
+	}
+}
+
+static void ust_listen_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t events)
+{
+	(void)events;
+	for (;;) {
+		int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct app_conn *c = NULL;
+
+		if (fd < 0)
+			return;
+		for (uint32_t i = 0; i < APP_MAX_CONNS; i++) {
+			if (!conns[i].in_use) {
+				c = &conns[i];
+				break;
+			}
+		}
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		*c = (struct app_conn){ .w = { .fd = fd, .on_event = conn_on_event },
+					.in_use = true };
+		if (sd_watch_add(d, &c->w, EPOLLIN) < 0) {
+			close(fd);
+			*c = (struct app_conn){ .w.fd = -1 };
+		}
+	}
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int sd_app_command(struct sd_daemon *d, struct sd_app *a, void *msg, size_t len, const int *fds,
+		   unsigned nr_fds)
+{
+	struct strata_ust_msg_header *h = msg;
+	int64_t deadline = now_ms() + STRATA_UST_REPLY_TIMEOUT_MS;
+	int ret;
+
+	if (!a->ready)
+		return -ENOTCONN;
+	h->magic = STRATA_UST_MAGIC;
+	h->len = (uint32_t)len;
+	h->seq = ++a->seq;
+	ret = sd_app_send(a, a->cmd.fd, msg, len, fds, nr_fds);
+	if (ret < 0) {
+		sd_app_drop(d, a, "send failed");
+		return ret;
+	}
+	/* Wait for the reply, serving the app's notify requests meanwhile. */
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = a->cmd.fd, .events = POLLIN },
+					 { .fd = a->notify.fd, .events = POLLIN } };
+		int64_t left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0) {
+			sd_app_drop(d, a, "command timed out");
+			return -ETIMEDOUT;
+		}
+		ret = poll(pfd, 2, (int)left);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return -errno;
+		if (pfd[1].revents) {
+			n = recv_msg(a->notify.fd);
+			if (n >= 0)
+				handle_notify(d, a, (size_t)n);
+			if ((n < 0 && n != -EAGAIN) || a->proto_error) {
+				sd_app_drop(d, a, "notify error");
+				return -ECONNRESET;
+			}
+		}
+		if (pfd[0].revents) {
+			struct strata_ust_reply rep;
+			uint16_t type;
+
+			n = recv_msg(a->cmd.fd);
+			if (n == -EAGAIN)
+				continue;
+			if (n != (ssize_t)sizeof(rep) ||
+			    check_header(rxbuf, (size_t)n, &type) < 0 ||
+			    type != STRATA_UST_MSG_REPLY) {
+				sd_app_drop(d, a, n < 0 ? "exited" : "bad reply");
+				return -ECONNRESET;
+			}
+			memcpy(&rep, rxbuf, sizeof(rep));
+			if (rep.hdr.seq != a->seq) {
+				sd_app_drop(d, a, "reply out of sequence");
+				return -ECONNRESET;
+			}
+			return rep.status > 0 ? -EPROTO : rep.status;
+		}
+	}
+}
+
+int sd_app_listen(struct sd_daemon *d, const char *path)
+{
+	int fd;
+
+	rxbuf = malloc(STRATA_UST_MAX_MSG_SIZE);
+	conns = calloc(APP_MAX_CONNS, sizeof(*conns));
+	d->apps = calloc(SD_MAX_APPS, sizeof(*d->apps));
+	if (!rxbuf || !conns || !d->apps)
+		return -ENOMEM;
+	d->nr_apps = SD_MAX_APPS;
+	for (uint32_t i = 0; i < SD_MAX_APPS; i++)
+		d->apps[i] = (struct sd_app){ .cmd.fd = -1, .notify.fd = -1 };
+	for (uint32_t i = 0; i < APP_MAX_CONNS; i++)
+		conns[i].w.fd = -1;
+	/* root's daemon takes registrations from every user; the 0755 run dir
+	 * lets them reach the socket, the control socket stays 0600. */
+	fd = sd_unix_listen(path, SOCK_SEQPACKET, d->global ? 0666 : 0600);
+	if (fd < 0)
+		return fd;
+	d->ust_listen = (struct sd_watch){ .fd = fd, .on_event = ust_listen_on_event };
+	return sd_watch_add(d, &d->ust_listen, EPOLLIN);
+}
+
+void sd_app_release(struct sd_daemon *d)
+{
+	if (d->apps)
+		for (uint32_t i = 0; i < d->nr_apps; i++)
+			if (d->apps[i].in_use)
+				app_free(d, &d->apps[i]);
+	if (conns)
+		for (uint32_t i = 0; i < APP_MAX_CONNS; i++)
+			if (conns[i].in_use)
+				conn_close(d, &conns[i]);
+	if (d->ust_listen.fd >= 0) {
+		sd_watch_del(d, &d->ust_listen);
+		close(d->ust_listen.fd);
+		d->ust_listen.fd = -1;
+	}
+	free(d->apps);
+	free(conns);
+	free(rxbuf);
+	d->apps = NULL;
+	conns = NULL;
+	rxbuf = NULL;
+	d->nr_apps = 0;
+}
+
+int sd_app_list_tracepoints(struct sd_daemon *d, struct ipc_reply *rep)
+{
+	uint32_t total = 0, k = 0;
+
+	for (uint32_t i = 0; i < d->nr_apps; i++)
+		if (d->apps[i].ready)
+			total += d->apps[i].nr_tps;
+	total = MIN(total, (uint32_t)IPC_MAX_TRACEPOINTS);
+	if (!total)
+		return 0;
+	rep->tracepoints = calloc(total, sizeof(*rep->tracepoints));
+	if (!rep->tracepoints)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->nr_apps && k < total; i++) {
+		struct sd_app *a = &d->apps[i];
+
+		if (!a->ready)
+			continue;
+		for (uint32_t j = 0; j < a->nr_tps && k < total; j++, k++) {
+			struct ipc_tracepoint_info *t = &rep->tracepoints[k];
+
+			t->pid = (int32_t)a->pid;
+			memcpy(t->procname, a->procname, sizeof(a->procname));
+			memcpy(t->name, a->tps[j].name, sizeof(t->name));
+			t->loglevel = a->tps[j].loglevel;
+			t->type = IPC_EVENT_TRACEPOINT;
+		}
+	}
+	rep->nr_tracepoints = k;
+	return 0;
+}

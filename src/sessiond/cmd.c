@@ -1,0 +1,999 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control commands: each handler validates the whole request against the
+ * model, then applies it. Nothing below a "validated" comment may fail
+ * except through allocations made before it, so a failed command leaves the
+ * model untouched. Messages follow lttng's and say what to do next.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sessiond/state.h"
+#include "common/common.h"
+
+static void _printf_(3, 4) reply_error(struct ipc_reply *rep, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	rep->status = status;
+	va_start(ap, fmt);
+	vsnprintf(rep->message, sizeof(rep->message), fmt, ap);
+	va_end(ap);
+}
+
+static void _printf_(2, 3) reply_warn(struct ipc_reply *rep, const char *fmt, ...)
+{
+	size_t used = strlen(rep->message);
+	va_list ap;
+
+	if (used && used + 1 < sizeof(rep->message))
+		rep->message[used++] = '\n';
+	va_start(ap, fmt);
+	vsnprintf(rep->message + used, sizeof(rep->message) - used, fmt, ap);
+	va_end(ap);
+}
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* A session or channel name becomes a file or directory name. */
+static bool valid_object_name(const char *name)
+{
+	if (!name[0] || name[0] == '.' || strlen(name) >= IPC_NAME_MAX)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p == '/' || *p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+static bool valid_event_name(const char *name)
+{
+	if (!name[0] || strlen(name) >= IPC_NAME_MAX)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p <= 0x20 || *p == 0x7f || *p == ',')
+			return false;
+	return true;
+}
+
+static const char *domain_label(uint8_t domain)
+{
+	return domain == IPC_DOMAIN_KERNEL ? "kernel" : "user space";
+}
+
+static struct sd_session *need_session(struct sd_state *st, const struct ipc_request *req,
+				       struct ipc_reply *rep)
+{
+	struct sd_session *s;
+
+	if (!req->session[0]) {
+		reply_error(rep, -ENOENT,
+			    "No recording session: create one with `strata create NAME`");
+		return NULL;
+	}
+	s = sd_session_find(st, req->session);
+	if (!s)
+		reply_error(rep, -ENOENT,
+			    "Session '%s' not found: run `strata list` to see the sessions",
+			    req->session);
+	return s;
+}
+
+static bool need_domain(const struct ipc_request *req, struct ipc_reply *rep)
+{
+	if (req->domain == IPC_DOMAIN_UST || req->domain == IPC_DOMAIN_KERNEL)
+		return true;
+	reply_error(rep, -EINVAL, "No domain given: pass -u (user space) or -k (kernel)");
+	return false;
+}
+
+static bool kernel_ok(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep)
+{
+	int ret;
+
+	if (req->domain != IPC_DOMAIN_KERNEL)
+		return true;
+	if (!st->hooks.kernel_check) {
+		reply_error(rep, -ENOTSUP,
+			    "The kernel domain is not available in this strata-sessiond: "
+			    "use -u (user space)");
+		return false;
+	}
+	ret = st->hooks.kernel_check(st, rep->message);
+	if (ret < 0) {
+		rep->status = ret;
+		return false;
+	}
+	return true;
+}
+
+/* --- create ------------------------------------------------------------ */
+
+static void cmd_create(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep)
+{
+	char name[IPC_NAME_MAX], date[32];
+	struct sd_session *s, **arr;
+	time_t now = time(NULL);
+	struct tm tm;
+	int n;
+
+	localtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+	if (req->session[0]) {
+		if (!valid_object_name(req->session)) {
+			reply_error(rep, -EINVAL,
+				    "Invalid session name '%s': use a non-empty name without '/' "
+				    "that does not start with '.'",
+				    req->session);
+			return;
+		}
+		if (sd_session_find(st, req->session)) {
+			reply_error(rep, -EEXIST,
+				    "Session name '%s' already exists: choose another name or run "
+				    "`strata destroy %s`",
+				    req->session, req->session);
+			return;
+		}
+		copy_str(name, sizeof(name), req->session);
+	} else {
+		/* Like lttng, auto-<date>; a suffix keeps two in one second apart. */
+		snprintf(name, sizeof(name), "auto-%s", date);
+		for (int i = 1; sd_session_find(st, name) && i < 1000; i++)
+			snprintf(name, sizeof(name), "auto-%s-%d", date, i);
+		if (sd_session_find(st, name)) {
+			reply_error(rep, -EEXIST, "Too many sessions created this second: retry");
+			return;
+		}
+	}
+	if (req->output[0] && req->output[0] != '/') {
+		reply_error(rep, -EINVAL, "Output directory '%s' is not an absolute path",
+			    req->output);
+		return;
+	}
+	if (st->nr_sessions >= SD_MAX_SESSIONS) {
+		reply_error(rep, -ENOSPC, "Too many sessions (%u): destroy some first",
+			    SD_MAX_SESSIONS);
+		return;
+	}
+	s = calloc(1, sizeof(*s));
+	arr = realloc(st->sessions, (st->nr_sessions + 1) * sizeof(*arr));
+	if (!s || !arr) {
+		free(s);
+		if (arr)
+			st->sessions = arr;
+		reply_error(rep, -ENOMEM, "Out of memory");
+		return;
+	}
+	st->sessions = arr;
+	copy_str(s->name, sizeof(s->name), name);
+	if (req->output[0])
+		n = snprintf(s->output, sizeof(s->output), "%s", req->output);
+	else if (req->session[0])
+		n = snprintf(s->output, sizeof(s->output), "%s/strata-traces/%s-%s", st->home, name,
+			     date);
+	else
+		n = snprintf(s->output, sizeof(s->output), "%s/strata-traces/%s", st->home, name);
+	if (n < 0 || (size_t)n >= sizeof(s->output)) {
+		free(s);
+		reply_error(rep, -ENAMETOOLONG, "Output directory path is too long");
+		return;
+	}
+	/* validated */
+	s->snapshot = req->snapshot;
+	s->id = st->next_id++;
+	st->sessions[st->nr_sessions++] = s;
+	copy_str(rep->session, sizeof(rep->session), s->name);
+	copy_str(rep->output, sizeof(rep->output), s->output);
+}
+
+/* --- destroy ----------------------------------------------------------- */
+
+static void session_remove(struct sd_state *st, struct sd_session *s)
+{
+	char msg[IPC_MSG_MAX];
+
+	if (s->active && st->hooks.session_stop)
+		st->hooks.session_stop(st, s, msg);
+	s->active = false;
+	if (st->hooks.session_destroy)
+		st->hooks.session_destroy(st, s);
+	for (uint32_t i = 0; i < st->nr_sessions; i++) {
+		if (st->sessions[i] == s) {
+			memmove(&st->sessions[i], &st->sessions[i + 1],
+				(st->nr_sessions - i - 1) * sizeof(*st->sessions));
+			st->nr_sessions--;
+			break;
+		}
+	}
+	sd_session_free(s);
+}
+
+static void cmd_destroy(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep)
+{
+	struct sd_session *s;
+
+	if (req->all) {
+		while (st->nr_sessions) {
+			s = st->sessions[0];
+			if (ipc_names_append(&rep->names, &rep->nr_names, s->name) < 0) {
+				reply_error(rep, -ENOMEM, "Out of memory");
+				return;
+			}
+			session_remove(st, s);
+		}
+		return;
+	}
+	s = need_session(st, req, rep);
+	if (!s)
+		return;
+	if (ipc_names_append(&rep->names, &rep->nr_names, s->name) < 0) {
+		reply_error(rep, -ENOMEM, "Out of memory");
+		return;
+	}
+	session_remove(st, s);
+}
+
+/* --- channels ---------------------------------------------------------- */
+
+static uint64_t round_pow2(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v && p < (1ull << 62))
+		p <<= 1;
+	return p;
+}
+
+/* Fill *c from the request's attributes and the domain's defaults. */
+static int channel_prepare(struct sd_session *s, const struct ipc_request *req,
+			   struct sd_channel *c, const char *name, struct ipc_reply *rep)
+{
+	struct sd_domain *d = sd_session_domain(s, req->domain);
+	uint32_t set = req->chan_set;
+	uint64_t subbuf;
+	uint64_t num;
+
+	*c = (struct sd_channel){ .domain = req->domain, .enabled = true };
+	copy_str(c->name, sizeof(c->name), name);
+	c->subbuf_size =
+		req->domain == IPC_DOMAIN_KERNEL ? SD_KERNEL_SUBBUF_SIZE : SD_UST_SUBBUF_SIZE;
+	c->num_subbuf = SD_DEFAULT_NUM_SUBBUF;
+	c->overwrite = s->snapshot; /* lttng: snapshot sessions default to overwrite */
+	c->buffers = req->domain == IPC_DOMAIN_KERNEL ? IPC_BUFFERS_GLOBAL : IPC_BUFFERS_UID;
+
+	if (set & IPC_CHAN_SUBBUF_SIZE) {
+		if (req->subbuf_size < SD_MIN_SUBBUF_SIZE ||
+		    req->subbuf_size > SD_MAX_SUBBUF_SIZE) {
+			reply_error(rep, -EINVAL,
+				    "Invalid sub-buffer size %llu: use a size from %u to %u bytes",
+				    (unsigned long long)req->subbuf_size, SD_MIN_SUBBUF_SIZE,
+				    SD_MAX_SUBBUF_SIZE);
+			return -EINVAL;
+		}
+		subbuf = round_pow2(req->subbuf_size);
+		if (subbuf != req->subbuf_size)
+			reply_warn(rep,
+				   "The sub-buffer size (%llu) is rounded to the next power of 2 "
+				   "(%llu)",
+				   (unsigned long long)req->subbuf_size,
+				   (unsigned long long)subbuf);
+		c->subbuf_size = subbuf;
+	}
+	if (set & IPC_CHAN_NUM_SUBBUF) {
+		if (req->num_subbuf < 2 || req->num_subbuf > SD_MAX_NUM_SUBBUF) {
+			reply_error(rep, -EINVAL,
+				    "Invalid number of sub-buffers %u: use a count from 2 to %u",
+				    req->num_subbuf, SD_MAX_NUM_SUBBUF);
+			return -EINVAL;
+		}
+		num = round_pow2(req->num_subbuf);
+		if (num != req->num_subbuf)
+			reply_warn(
+				rep,
+				"The number of subbuffers (%u) is rounded to the next power of 2 "
+				"(%llu)",
+				req->num_subbuf, (unsigned long long)num);
+		c->num_subbuf = (uint32_t)num;
+	}
+	if (c->subbuf_size * c->num_subbuf > SD_MAX_BUFFER_BYTES) {
+		reply_error(rep, -EINVAL,
+			    "Channel buffer too large: sub-buffer size x count must not exceed "
+			    "%llu bytes per CPU",
+			    (unsigned long long)SD_MAX_BUFFER_BYTES);
+		return -EINVAL;
+	}
+	if (set & IPC_CHAN_OVERWRITE)
+		c->overwrite = req->overwrite;
+	if (set & IPC_CHAN_SWITCH_TIMER)
+		c->switch_timer_us = req->switch_timer_us;
+	if (set & IPC_CHAN_BUFFERS) {
+		bool ok = req->domain == IPC_DOMAIN_KERNEL ? req->buffers == IPC_BUFFERS_GLOBAL :
+							     (req->buffers == IPC_BUFFERS_UID ||
+							      req->buffers == IPC_BUFFERS_PID);
+
+		if (!ok) {
+			reply_error(rep, -EINVAL,
+				    "Buffering scheme not supported in the %s domain: %s",
+				    domain_label(req->domain),
+				    req->domain == IPC_DOMAIN_KERNEL ?
+					    "kernel channels always use global buffers" :
+					    "use --buffers-uid or --buffers-pid");
+			return -EINVAL;
+		}
+		c->buffers = req->buffers;
+	}
+	/* A session's user-space channels share one buffering scheme. */
+	if (req->domain == IPC_DOMAIN_UST && d->nr_channels &&
+	    d->channels[0]->buffers != c->buffers) {
+		reply_error(
+			rep, -EINVAL,
+			"Channel '%s': buffering scheme mismatch: the other user space channels "
+			"of session '%s' use %s buffers",
+			name, s->name,
+			d->channels[0]->buffers == IPC_BUFFERS_PID ? "per-process" : "per-user");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int channel_can_add(struct sd_session *s, uint8_t domain, const char *name,
+			   struct ipc_reply *rep)
+{
+	struct sd_domain *d = sd_session_domain(s, domain);
+
+	if (s->started_once) {
+		reply_error(rep, -EBUSY,
+			    "Cannot add channel '%s' to session '%s': channels are fixed once a "
+			    "session has been started; create a new session",
+			    name, s->name);
+		return -EBUSY;
+	}
+	if (d->nr_channels >= SD_MAX_CHANNELS) {
+		reply_error(rep, -ENOSPC, "Too many %s channels in session '%s' (limit %u)",
+			    domain_label(domain), s->name, SD_MAX_CHANNELS);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* Insert a prepared channel; the array was grown beforehand. */
+static struct sd_channel *channel_insert(struct sd_state *st, struct sd_domain *d,
+					 struct sd_channel *c)
+{
+	c->key = st->next_id++;
+	d->channels[d->nr_channels++] = c;
+	return c;
+}
+
+static int domain_grow(struct sd_domain *d)
+{
+	struct sd_channel **arr = realloc(d->channels, (d->nr_channels + 1) * sizeof(*arr));
+
+	if (!arr)
+		return -ENOMEM;
+	d->channels = arr;
+	return 0;
+}
+
+static void cmd_enable_channel(struct sd_state *st, const struct ipc_request *req,
+			       struct ipc_reply *rep)
+{
+	struct sd_session *s;
+	struct sd_channel *c, *existing;
+	struct sd_domain *d;
+
+	if (!need_domain(req, rep) || !kernel_ok(st, req, rep))
+		return;
+	s = need_session(st, req, rep);
+	if (!s)
+		return;
+	if (!valid_object_name(req->channel) || strcmp(req->channel, "metadata") == 0) {
+		reply_error(rep, -EINVAL,
+			    "Invalid channel name '%s': use a non-empty name without '/', not "
+			    "starting with '.', other than 'metadata'",
+			    req->channel);
+		return;
+	}
+	d = sd_session_domain(s, req->domain);
+	existing = sd_channel_find(d, req->channel);
+	if (existing) {
+		if (!existing->enabled && !req->chan_set) {
+			existing->enabled = true;
+			return;
+		}
+		reply_error(rep, -EEXIST,
+			    "Channel '%s' already exists in the %s domain of session '%s': its "
+			    "attributes cannot change; use another name",
+			    req->channel, domain_label(req->domain), s->name);
+		return;
+	}
+	if (channel_can_add(s, req->domain, req->channel, rep) < 0)
+		return;
+	c = malloc(sizeof(*c));
+	if (!c || domain_grow(d) < 0) {
+		free(c);
+		reply_error(rep, -ENOMEM, "Out of memory");
+		return;
+	}
+	if (channel_prepare(s, req, c, req->channel, rep) < 0) {
+		free(c);
+		return;
+	}
+	/* validated */
+	channel_insert(st, d, c);
+}
+
+/*
+ * The channel an event or context command applies to: the named one, or the
+ * default channel, created with defaults when the domain has no channel yet
+ * (as lttng does). *ret_new holds a channel to insert on success.
+ */
+static struct sd_channel *resolve_channel(struct sd_session *s, const struct ipc_request *req,
+					  bool create, struct sd_channel **ret_new,
+					  struct ipc_reply *rep)
+{
+	struct sd_domain *d = sd_session_domain(s, req->domain);
+	const char *name = req->channel[0] ? req->channel : SD_DEFAULT_CHANNEL;
+	struct sd_channel *c = sd_channel_find(d, name);
+	struct ipc_request defaults;
+
+	*ret_new = NULL;
+	if (c)
+		return c;
+	if (!create) {
+		reply_error(rep, -ENOENT,
+			    "Channel '%s' not found in the %s domain of session '%s': run "
+			    "`strata list %s` to see its channels",
+			    name, domain_label(req->domain), s->name, s->name);
+		return NULL;
+	}
+	if (!req->channel[0] && d->nr_channels) {
+		reply_error(rep, -EINVAL,
+			    "Non-default channel exists within session '%s': name the channel "
+			    "with '-c NAME'",
+			    s->name);
+		return NULL;
+	}
+	if (!valid_object_name(name) || strcmp(name, "metadata") == 0) {
+		reply_error(rep, -EINVAL, "Invalid channel name '%s'", name);
+		return NULL;
+	}
+	if (channel_can_add(s, req->domain, name, rep) < 0)
+		return NULL;
+	c = malloc(sizeof(*c));
+	if (!c || domain_grow(d) < 0) {
+		free(c);
+		reply_error(rep, -ENOMEM, "Out of memory");
+		return NULL;
+	}
+	defaults = (struct ipc_request){ .domain = req->domain };
+	if (channel_prepare(s, &defaults, c, name, rep) < 0) {
+		free(c);
+		return NULL;
+	}
+	*ret_new = c;
+	return c;
+}
+
+/* --- events ------------------------------------------------------------ */
+
+static struct sd_event *event_find(struct sd_channel *c, const char *name, uint8_t type,
+				   uint8_t loglevel_type, int32_t loglevel)
+{
+	for (uint32_t i = 0; i < c->nr_events; i++) {
+		struct sd_event *e = &c->events[i];
+
+		if (strcmp(e->name, name) == 0 && e->type == type &&
+		    e->loglevel_type == loglevel_type &&
+		    (loglevel_type == IPC_LOGLEVEL_ALL || e->loglevel == loglevel))
+			return e;
+	}
+	return NULL;
+}
+
+static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
+			     struct ipc_reply *rep)
+{
+	struct sd_channel *c, *newc = NULL;
+	struct sd_session *s;
+	uint32_t nr = req->all ? 1 : req->nr_names, added = 0;
+	uint8_t type = req->event_type;
+	struct sd_event *arr;
+
+	if (!need_domain(req, rep))
+		return;
+	if (req->all && req->nr_names) {
+		reply_error(rep, -EINVAL, "Event names and -a/--all are mutually exclusive");
+		return;
+	}
+	if (!req->all && !req->nr_names) {
+		reply_error(rep, -EINVAL, "No event name given: name events or pass -a/--all");
+		return;
+	}
+	if (req->domain == IPC_DOMAIN_KERNEL && req->loglevel_type != IPC_LOGLEVEL_ALL) {
+		reply_error(rep, -EINVAL,
+			    "--loglevel and --loglevel-only are only available with -u");
+		return;
+	}
+	if (req->loglevel_type > IPC_LOGLEVEL_SINGLE ||
+	    (req->loglevel_type != IPC_LOGLEVEL_ALL && (req->loglevel < 0 || req->loglevel > 14))) {
+		reply_error(rep, -EINVAL, "Invalid log level %d: use a level from 0 to 14",
+			    req->loglevel);
+		return;
+	}
+	if (type > IPC_EVENT_ALL ||
+	    (req->domain == IPC_DOMAIN_UST && type != IPC_EVENT_TRACEPOINT)) {
+		reply_error(rep, -EINVAL, "--syscall is only available with -k");
+		return;
+	}
+	if (type == IPC_EVENT_ALL && !req->all) {
+		reply_error(rep, -EINVAL,
+			    "Event type 'all' needs -a; name tracepoints with --tracepoint or "
+			    "system calls with --syscall");
+		return;
+	}
+	for (uint32_t i = 0; i < req->nr_names; i++) {
+		if (!valid_event_name(req->names[i])) {
+			reply_error(rep, -EINVAL,
+				    "Invalid event name '%s': names are non-empty, without spaces "
+				    "or commas",
+				    req->names[i]);
+			return;
+		}
+	}
+	if (!kernel_ok(st, req, rep))
+		return;
+	s = need_session(st, req, rep);
+	if (!s)
+		return;
+	c = resolve_channel(s, req, true, &newc, rep);
+	if (!c)
+		return;
+	if (c->nr_events + nr > SD_MAX_EVENTS) {
+		reply_error(rep, -ENOSPC, "Too many event rules in channel '%s' (limit %u)",
+			    c->name, SD_MAX_EVENTS);
+		sd_channel_free(newc);
+		return;
+	}
+	arr = realloc(c->events, ((size_t)c->nr_events + nr) * sizeof(*arr));
+	if (!arr) {
+		sd_channel_free(newc);
+		reply_error(rep, -ENOMEM, "Out of memory");
+		return;
+	}
+	c->events = arr;
+	/* Reply names are preallocated so that nothing fails after this. */
+	for (uint32_t i = 0; i < nr; i++) {
+		if (ipc_names_append(&rep->names, &rep->nr_names, req->all ? "*" : req->names[i]) <
+		    0) {
+			sd_channel_free(newc);
+			reply_error(rep, -ENOMEM, "Out of memory");
+			return;
+		}
+	}
+	/* validated */
+	rep->nr_names = 0;
+	if (newc)
+		channel_insert(st, sd_session_domain(s, req->domain), newc);
+	copy_str(rep->channel, sizeof(rep->channel), c->name);
+	for (uint32_t i = 0; i < nr; i++) {
+		const char *name = req->all ? "*" : req->names[i];
+		int32_t ll = req->loglevel_type == IPC_LOGLEVEL_ALL ? -1 : req->loglevel;
+		struct sd_event *e = event_find(c, name, type, req->loglevel_type, ll);
+
+		if (e && e->enabled) {
+			reply_warn(rep,
+				   "Event %s: %s event already enabled (channel %s, session %s)",
+				   name, ipc_domain_name(req->domain), c->name, s->name);
+			continue;
+		}
+		if (!e) {
+			e = &c->events[c->nr_events++];
+			*e = (struct sd_event){ .type = type,
+						.loglevel_type = req->loglevel_type,
+						.loglevel = ll,
+						.id = st->next_id++ };
+			copy_str(e->name, sizeof(e->name), name);
+		}
+		e->enabled = true;
+		copy_str(rep->names[rep->nr_names++], IPC_NAME_MAX, name);
+		added++;
+		if (s->active && st->hooks.event_changed)
+			st->hooks.event_changed(st, s, c, e);
+	}
+	if (!added)
+		rep->status = -EALREADY; /* only warnings: nothing changed */
+}
+
+static void cmd_disable_event(struct sd_state *st, const struct ipc_request *req,
+			      struct ipc_reply *rep)
+{
+	struct sd_channel *c, *unused;
+	struct sd_session *s;
+
+	if (!need_domain(req, rep))
+		return;
+	if (req->all == (req->nr_names > 0)) {
+		reply_error(rep, -EINVAL,
+			    req->all ? "Event names and -a/--all are mutually exclusive" :
+				       "No event name given: name events or pass -a/--all");
+		return;
+	}
+	s = need_session(st, req, rep);
+	if (!s)
+		return;
+	c = resolve_channel(s, req, false, &unused, rep);
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < req->nr_names; i++) {
+		bool found = false;
+
+		for (uint32_t j = 0; j < c->nr_events && !found; j++)
+			found = strcmp(c->events[j].name, req->names[i]) == 0;
+		if (!found) {
+			reply_error(rep, -ENOENT,
+				    "Event '%s' not found in channel '%s' of session '%s': run "
+				    "`strata list %s` to see its event rules",
+				    req->names[i], c->name, s->name, s->name);
+			return;
+		}
+	}
+	for (uint32_t i = 0; i < (req->all ? 1 : req->nr_names); i++) {
+		if (ipc_names_append(&rep->names, &rep->nr_names, req->all ? "*" : req->names[i]) <
+		    0) {
+			reply_error(rep, -ENOMEM, "Out of memory");
+			return;
+		}
+	}
+	/* validated */
+	copy_str(rep->channel, sizeof(rep->channel), c->name);
+	for (uint32_t j = 0; j < c->nr_events; j++) {
+		struct sd_event *e = &c->events[j];
+		bool hit = req->all;
+
+		for (uint32_t i = 0; i < req->nr_names && !hit; i++)
+			hit = strcmp(e->name, req->names[i]) == 0;
+		if (!hit || !e->enabled)
+			continue;
+		e->enabled = false;
+		if (s->active && st->hooks.event_changed)
+			st->hooks.event_changed(st, s, c, e);
+	}
+}
+
+/* --- contexts ---------------------------------------------------------- */
+
+/* perf:NAME is shorthand for the domain's perf form, as in DESIGN.md. */
+static void context_normalize(uint8_t domain, const char *in, char *out)
+{
+	if (domain == IPC_DOMAIN_KERNEL && strncmp(in, "perf:", 5) == 0 &&
+	    strncmp(in, "perf:cpu:", 9) != 0 && strncmp(in, "perf:thread:", 12) != 0)
+		snprintf(out, IPC_NAME_MAX, "perf:cpu:%s", in + 5);
+	else
+		copy_str(out, IPC_NAME_MAX, in);
+}
+
+static bool channel_has_context(const struct sd_channel *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->nr_contexts; i++)
+		if (strcmp(c->contexts[i], name) == 0)
+			return true;
+	return false;
+}
+
+static void cmd_add_context(struct sd_state *st, const struct ipc_request *req,
+			    struct ipc_reply *rep)
+{
+	char(*norm)[IPC_NAME_MAX] = NULL;
+	struct sd_channel *target = NULL, *newc = NULL;
+	struct sd_session *s;
+	struct sd_domain *d;
+	uint32_t nr_targets;
+	int ret;
+
+	if (!need_domain(req, rep))
+		return;
+	if (!req->nr_names) {
+		reply_error(rep, -EINVAL, "No context type given: pass -t TYPE");
+		return;
+	}
+	norm = calloc(req->nr_names, sizeof(*norm));
+	if (!norm) {
+		reply_error(rep, -ENOMEM, "Out of memory");
+		return;
+	}
+	for (uint32_t i = 0; i < req->nr_names; i++) {
+		context_normalize(req->domain, req->names[i], norm[i]);
+		if (!sd_context_valid(req->domain, norm[i])) {
+			reply_error(rep, -EINVAL,
+				    "Unknown context type '%s' in the %s domain: run `strata "
+				    "add-context --help` for the list",
+				    req->names[i], domain_label(req->domain));
+			goto out;
+		}
+		for (uint32_t j = 0; j < i; j++) {
+			if (strcmp(norm[i], norm[j]) == 0) {
+				reply_error(rep, -EINVAL, "Context type '%s' given twice",
+					    req->names[i]);
+				goto out;
+			}
+		}
+	}
+	if (!kernel_ok(st, req, rep))
+		goto out;
+	if (req->domain == IPC_DOMAIN_KERNEL && st->hooks.kernel_check_context) {
+		for (uint32_t i = 0; i < req->nr_names; i++) {
+			ret = st->hooks.kernel_check_context(st, norm[i], rep->message);
+			if (ret < 0) {
+				rep->status = ret;
+				goto out;
+			}
+		}
+	}
+	s = need_session(st, req, rep);
+	if (!s)
+		goto out;
+	if (s->started_once) {
+		reply_error(rep, -EBUSY,
+			    "Cannot add context to session '%s': contexts are fixed once a session "
+			    "has been started; create a new session",
+			    s->name);
+		goto out;
+	}
+	d = sd_session_domain(s, req->domain);
+	if (req->channel[0] || !d->nr_channels) {
+		target = resolve_channel(s, req, !req->channel[0], &newc, rep);
+		if (!target)
+			goto out;
+	}
+	nr_targets = target ? 1 : d->nr_channels;
+	for (uint32_t t = 0; t < nr_targets; t++) {
+		struct sd_channel *c = target ? target : d->channels[t];
+		char(*arr)[IPC_NAME_MAX];
+
+		for (uint32_t i = 0; i < req->nr_names; i++) {
+			if (channel_has_context(c, norm[i])) {
+				reply_error(
+					rep, -EEXIST,
+					"Context '%s' is already in channel '%s' of session '%s'",
+					req->names[i], c->name, s->name);
+				goto out;
+			}
+		}
+		if (c->nr_contexts + req->nr_names > IPC_MAX_CONTEXTS) {
+			reply_error(rep, -ENOSPC, "Too many contexts in channel '%s' (limit %u)",
+				    c->name, IPC_MAX_CONTEXTS);
+			goto out;
+		}
+		arr = realloc(c->contexts, (c->nr_contexts + req->nr_names) * sizeof(*arr));
+		if (!arr) {
+			reply_error(rep, -ENOMEM, "Out of memory");
+			goto out;
+		}
+		c->contexts = arr;
+	}
+	/* validated */
+	if (newc) {
+		channel_insert(st, d, newc);
+		newc = NULL;
+	}
+	for (uint32_t t = 0; t < nr_targets; t++) {
+		struct sd_channel *c = target ? target : d->channels[t];
+
+		for (uint32_t i = 0; i < req->nr_names; i++)
+			memcpy(c->contexts[c->nr_contexts++], norm[i], IPC_NAME_MAX);
+	}
+	if (target)
+		copy_str(rep->channel, sizeof(rep->channel), target->name);
+out:
+	sd_channel_free(newc);
+	free(norm);
+}
+
+/* --- start / stop ------------------------------------------------------ */
+
+static void cmd_start(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep)
+{
+	struct sd_session *s = need_session(st, req, rep);
+	int ret;
+
+	if (!s)
+		return;
+	if (s->active) {
+		reply_error(rep, -EALREADY, "Tracing already started for session %s", s->name);
+		return;
+	}
+	if (st->hooks.session_start) {
+		ret = st->hooks.session_start(st, s, rep->message);
+		if (ret < 0) {
+			rep->status = ret;
+			return;
+		}
+	}
+	s->active = true;
+	s->started_once = true;
+	copy_str(rep->session, sizeof(rep->session), s->name);
+}
+
+static void cmd_stop(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep)
+{
+	struct sd_session *s = need_session(st, req, rep);
+	int ret;
+
+	if (!s)
+		return;
+	if (!s->active) {
+		reply_error(rep, -EALREADY, "Tracing already stopped for session %s", s->name);
+		return;
+	}
+	if (st->hooks.session_stop) {
+		ret = st->hooks.session_stop(st, s, rep->message);
+		if (ret < 0) {
+			rep->status = ret;
+			return;
+		}
+	}
+	s->active = false;
+	copy_str(rep->session, sizeof(rep->session), s->name);
+}
+
+/* --- list -------------------------------------------------------------- */
+
+static int fill_channel(struct ipc_channel_info *ci, const struct sd_channel *c)
+{
+	*ci = (struct ipc_channel_info){ .domain = c->domain,
+					 .enabled = c->enabled,
+					 .overwrite = c->overwrite,
+					 .buffers = c->buffers,
+					 .subbuf_size = c->subbuf_size,
+					 .num_subbuf = c->num_subbuf,
+					 .switch_timer_us = c->switch_timer_us,
+					 .discarded = c->discarded };
+	copy_str(ci->name, sizeof(ci->name), c->name);
+	if (c->nr_events) {
+		ci->events = calloc(c->nr_events, sizeof(*ci->events));
+		if (!ci->events)
+			return -ENOMEM;
+		ci->nr_events = c->nr_events;
+	}
+	for (uint32_t i = 0; i < c->nr_events; i++) {
+		struct ipc_event_info *e = &ci->events[i];
+
+		copy_str(e->name, sizeof(e->name), c->events[i].name);
+		e->type = c->events[i].type;
+		e->enabled = c->events[i].enabled;
+		e->loglevel_type = c->events[i].loglevel_type;
+		e->loglevel = c->events[i].loglevel;
+	}
+	if (c->nr_contexts) {
+		ci->contexts = calloc(c->nr_contexts, sizeof(*ci->contexts));
+		if (!ci->contexts)
+			return -ENOMEM;
+		ci->nr_contexts = c->nr_contexts;
+		memcpy(ci->contexts, c->contexts, c->nr_contexts * sizeof(*c->contexts));
+	}
+	return 0;
+}
+
+static int fill_session(struct ipc_session_info *si, const struct sd_session *s)
+{
+	uint32_t n = s->ust.nr_channels + s->kernel.nr_channels, k = 0;
+
+	*si = (struct ipc_session_info){ .active = s->active, .snapshot = s->snapshot };
+	copy_str(si->name, sizeof(si->name), s->name);
+	copy_str(si->output, sizeof(si->output), s->output);
+	if (!n)
+		return 0;
+	si->channels = calloc(n, sizeof(*si->channels));
+	if (!si->channels)
+		return -ENOMEM;
+	si->nr_channels = n;
+	for (uint32_t i = 0; i < s->kernel.nr_channels; i++)
+		if (fill_channel(&si->channels[k++], s->kernel.channels[i]) < 0)
+			return -ENOMEM;
+	for (uint32_t i = 0; i < s->ust.nr_channels; i++)
+		if (fill_channel(&si->channels[k++], s->ust.channels[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static void cmd_list_sessions(struct sd_state *st, const struct ipc_request *req,
+			      struct ipc_reply *rep)
+{
+	struct sd_session *only = NULL;
+	uint32_t n = st->nr_sessions;
+
+	if (req->session[0]) {
+		only = need_session(st, req, rep);
+		if (!only)
+			return;
+		n = 1;
+	}
+	if (!n)
+		return;
+	rep->sessions = calloc(n, sizeof(*rep->sessions));
+	if (!rep->sessions) {
+		reply_error(rep, -ENOMEM, "Out of memory");
+		return;
+	}
+	rep->nr_sessions = n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (fill_session(&rep->sessions[i], only ? only : st->sessions[i]) < 0) {
+			reply_error(rep, -ENOMEM, "Out of memory");
+			return;
+		}
+	}
+}
+
+static void cmd_list_tracepoints(struct sd_state *st, const struct ipc_request *req,
+				 struct ipc_reply *rep)
+{
+	int ret;
+
+	if (!need_domain(req, rep) || !kernel_ok(st, req, rep))
+		return;
+	if (!st->hooks.list_tracepoints)
+		return;
+	ret = st->hooks.list_tracepoints(st, req->domain, rep);
+	if (ret < 0 && !rep->status)
+		reply_error(rep, ret, "Failed to list the %s events", domain_label(req->domain));
+}
+
+void sd_cmd_handle(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep)
+{
+	*rep = (struct ipc_reply){ 0 };
+	switch (req->cmd) {
+	case IPC_CMD_PING:
+		break;
+	case IPC_CMD_CREATE:
+		cmd_create(st, req, rep);
+		break;
+	case IPC_CMD_DESTROY:
+		cmd_destroy(st, req, rep);
+		break;
+	case IPC_CMD_ENABLE_CHANNEL:
+		cmd_enable_channel(st, req, rep);
+		break;
+	case IPC_CMD_ENABLE_EVENT:
+		cmd_enable_event(st, req, rep);
+		break;
+	case IPC_CMD_DISABLE_EVENT:
+		cmd_disable_event(st, req, rep);
+		break;
+	case IPC_CMD_ADD_CONTEXT:
+		cmd_add_context(st, req, rep);
+		break;
+	case IPC_CMD_START:
+		cmd_start(st, req, rep);
+		break;
+	case IPC_CMD_STOP:
+		cmd_stop(st, req, rep);
+		break;
+	case IPC_CMD_LIST_SESSIONS:
+		cmd_list_sessions(st, req, rep);
+		break;
+	case IPC_CMD_LIST_TRACEPOINTS:
+		cmd_list_tracepoints(st, req, rep);
+		break;
+	default:
+		reply_error(rep, -EINVAL,
+			    "Unknown command %u: the strata CLI and daemon versions "
+			    "differ",
+			    req->cmd);
+		break;
+	}
+	if (rep->status < 0 && rep->status != -EALREADY) {
+		/* An error reply carries no partial data. */
+		ipc_reply_release(rep);
+	}
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control socket: a SOCK_STREAM listener in the 0700 run directory.
+ * Each client sends requests (common/ipc-msg.h) and gets one reply each, in
+ * order. Clients are non-blocking; partial reads and writes are buffered so a
+ * slow or stuck client never blocks the loop. Peers are checked with
+ * SO_PEERCRED: only the daemon's own user (and root) may talk to it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <strata/error.h>
+
+#include "sessiond/sessiond.h"
+#include "common/log.h"
+#include "common/common.h"
+
+#define CTL_MAX_CLIENTS 64
+
+struct sd_client {
+	struct sd_watch w;
+	uint8_t hdr[IPC_HEADER_SIZE];
+	size_t hdr_len;
+	uint16_t type;
+	uint8_t *payload; /* NULL while reading the header */
+	uint32_t payload_len;
+	size_t payload_pos;
+	struct ipc_buf out;
+	size_t out_pos;
+	bool in_use;
+};
+
+static void client_close(struct sd_daemon *d, struct sd_client *c)
+{
+	sd_watch_del(d, &c->w);
+	close(c->w.fd);
+	free(c->payload);
+	ipc_buf_release(&c->out);
+	*c = (struct sd_client){ .w.fd = -1 };
+}
+
+static void client_handle(struct sd_daemon *d, struct sd_client *c)
+{
+	struct ipc_request req;
+	struct ipc_reply rep;
+	int ret;
+
+	ret = ipc_request_decode(c->payload, c->payload_len, c->type, &req);
+	free(c->payload);
+	c->payload = NULL;
+	c->hdr_len = 0;
+	if (ret < 0) {
+		rep = (struct ipc_reply){ .status = ret };
+		snprintf(rep.message, sizeof(rep.message),
+			 "Malformed request (type %u): the strata CLI and daemon versions differ",
+			 c->type);
+		log_warn("Failed to decode a control request: %s type=%u", strata_strerror(ret),
+			 c->type);
+	} else {
+		log_debug("Control request cmd=%u session='%s'", req.cmd, req.session);
+		sd_cmd_handle(&d->state, &req, &rep);
+		ipc_request_release(&req);
+	}
+	ret = ipc_reply_encode(&rep, &c->out);
+	ipc_reply_release(&rep);
+	if (ret < 0) {
+		log_error("Failed to encode a control reply: %s", strata_strerror(ret));
+		ipc_buf_release(&c->out);
+		client_close(d, c);
+		return;
+	}
+	c->out_pos = 0;
+}
+
+/* Returns false when the client is gone. */
+static bool client_flush(struct sd_daemon *d, struct sd_client *c)
+{
+	while (c->out.data && c->out_pos < c->out.len) {
+		ssize_t n = send(c->w.fd, c->out.data + c->out_pos, c->out.len - c->out_pos,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				sd_watch_mod(d, &c->w, EPOLLOUT);
+				return true;
+			}
+			client_close(d, c);
+			return false;
+		}
+		c->out_pos += (size_t)n;
+	}
+	ipc_buf_release(&c->out);
+	c->out_pos = 0;
+	sd_watch_mod(d, &c->w, EPOLLIN);
+	return true;
+}
+
+static void client_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t events)
+{
+	struct sd_client *c = container_of(w, struct sd_client, w);
+
+	if (events & EPOLLOUT) {
+		if (!client_flush(d, c))
+			return;
+		if (c->out.data)
+			return;
+	}
+	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		return;
+	/* One request at a time: read until a whole one is in, answer it. */
+	while (!c->out.data) {
+		ssize_t n;
+
+		if (!c->payload) {
+			n = recv(c->w.fd, c->hdr + c->hdr_len, sizeof(c->hdr) - c->hdr_len,
+				 MSG_DONTWAIT);
+		} else {
+			n = recv(c->w.fd, c->payload + c->payload_pos,
+				 c->payload_len - c->payload_pos, MSG_DONTWAIT);
+		}
+		if (n < 0 && (errno == EINTR))
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			client_close(d, c);
+			return;
+		}
+		if (!c->payload) {
+			c->hdr_len += (size_t)n;
+			if (c->hdr_len < sizeof(c->hdr))
+				continue;
+			if (ipc_header_parse(c->hdr, sizeof(c->hdr), &c->type, &c->payload_len) <
+			    0) {
+				log_warn("Failed to read a control request: bad header, closing");
+				client_close(d, c);
+				return;
+			}
+			c->payload = malloc(c->payload_len ? c->payload_len : 1);
+			if (!c->payload) {
+				client_close(d, c);
+				return;
+			}
+			c->payload_pos = 0;
+		} else {
+			c->payload_pos += (size_t)n;
+		}
+		if (c->payload && c->payload_pos == c->payload_len) {
+			client_handle(d, c);
+			if (c->w.fd < 0 || !client_flush(d, c))
+				return;
+		}
+	}
+}
+
+static bool peer_allowed(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return false;
+	return cred.uid == geteuid() || cred.uid == 0;
+}
+
+static void listen_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t events)
+{
+	(void)events;
+	for (;;) {
+		int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sd_client *c = NULL;
+
+		if (fd < 0)
+			return;
+		if (!peer_allowed(fd)) {
+			log_warn("Refused a control connection from another user");
+			close(fd);
+			continue;
+		}
+		for (uint32_t i = 0; i < CTL_MAX_CLIENTS; i++) {
+			if (!d->clients[i].in_use) {
+				c = &d->clients[i];
+				break;
+			}
+		}
+		if (!c) {
+			log_warn("Refused a control connection: %d clients already connected",
+				 CTL_MAX_CLIENTS);
+			close(fd);
+			continue;
+		}
+		*c = (struct sd_client){ .w = { .fd = fd, .on_event = client_on_event },
+					 .in_use = true };
+		if (sd_watch_add(d, &c->w, EPOLLIN) < 0) {
+			close(fd);
+			*c = (struct sd_client){ .w.fd = -1 };
+		}
+	}
+}
+
+int sd_unix_listen(const char *path, int type, mode_t mode)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* The pid lock is held: a socket file left here is stale. */
+	if ((unlink(path) < 0 && errno != ENOENT) ||
+	    bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || chmod(path, mode) < 0 ||
+	    listen(fd, 64) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int sd_control_listen(struct sd_daemon *d, const char *path)
+{
+	int fd = sd_unix_listen(path, SOCK_STREAM, 0600);
+
+	if (fd < 0)
+		return fd;
+	d->clients = calloc(CTL_MAX_CLIENTS, sizeof(*d->clients));
+	if (!d->clients) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < CTL_MAX_CLIENTS; i++)
+		d->clients[i].w.fd = -1;
+	d->ctl_listen = (struct sd_watch){ .fd = fd, .on_event = listen_on_event };
+	return sd_watch_add(d, &d->ctl_listen, EPOLLIN);
+}
+
+void sd_control_release(struct sd_daemon *d)
+{
+	if (d->clients)
+		for (uint32_t i = 0; i < CTL_MAX_CLIENTS; i++)
+			if (d->clients[i].in_use)
+				client_close(d, &d->clients[i]);
+	free(d->clients);
+	d->clients = NULL;
+	if (d->ctl_listen.fd >= 0) {
+		sd_watch_del(d, &d->ctl_listen);
+		close(d->ctl_listen.fd);
+		d->ctl_listen.fd = -1;
+	}
+}

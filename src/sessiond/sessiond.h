@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * strata-sessiond internals shared by its files:
+ *
+ *   main.c     options, run directory, pid lock, daemonizing, the epoll loop
+ *   control.c  the control socket (CLI clients, ipc codec)
+ *   app.c      the app registration socket (ust-abi.h): registry of apps
+ *   state.c    the model; cmd.c the control commands (validate, then apply)
+ *
+ * One thread runs the event loop and owns everything here; consumer threads
+ * (trace side) never touch this state.
+ */
+#ifndef STRATA_SESSIOND_SESSIOND_H
+#define STRATA_SESSIOND_SESSIOND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <strata/ust-abi.h>
+
+#include "sessiond/state.h"
+
+struct sd_daemon;
+
+/* Something in the epoll set; data.ptr points at it. */
+struct sd_watch {
+	int fd;
+	void (*on_event)(struct sd_daemon *d, struct sd_watch *w, uint32_t events);
+};
+
+struct sd_client; /* control.c */
+/* Bind and listen on a fresh UNIX socket at path with mode; the fd or -errno. */
+int sd_unix_listen(const char *path, int type, mode_t mode);
+struct sd_app; /* app.c */
+
+struct sd_daemon {
+	struct sd_state state;
+	int epfd;
+	struct sd_watch ctl_listen;
+	struct sd_watch ust_listen;
+	struct sd_watch signals;
+	char rundir[IPC_PATH_MAX];
+	bool global; /* root's daemon serving the system */
+	bool quit;
+	uint32_t nr_clients;
+	struct sd_client *clients;
+	uint32_t nr_apps;
+	struct sd_app *apps;
+	uint32_t next_app_id;
+};
+
+int sd_watch_add(struct sd_daemon *d, struct sd_watch *w, uint32_t events);
+int sd_watch_mod(struct sd_daemon *d, struct sd_watch *w, uint32_t events);
+void sd_watch_del(struct sd_daemon *d, struct sd_watch *w);
+
+/* control.c */
+/* Bind and listen on a fresh UNIX socket at path with mode; the fd or -errno. */
+int sd_unix_listen(const char *path, int type, mode_t mode);
+int sd_control_listen(struct sd_daemon *d, const char *path);
+void sd_control_release(struct sd_daemon *d);
+
+/* app.c */
+int sd_app_listen(struct sd_daemon *d, const char *path);
+void sd_app_release(struct sd_daemon *d);
+int sd_app_list_tracepoints(struct sd_daemon *d, struct ipc_reply *rep);
+
+#endif

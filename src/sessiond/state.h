@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * strata-sessiond's state model: sessions, their channels per domain, the
+ * event rules and contexts of each channel.
+ *
+ * Every control command goes through sd_cmd_handle() (cmd.c), which
+ * validates the whole request against the state first and only then
+ * applies it: a request that fails changes nothing. Side effects outside
+ * the model (app commands, buffers, consumer threads, the kernel domain) go
+ * through the hooks in struct sd_hooks, called after validation; a hook that
+ * fails makes the command fail before the model changes.
+ *
+ * Invariants: names are unique per parent; a session's user-space channels
+ * share one buffering scheme; channels and contexts are frozen once a
+ * session has started (the record layout is fixed then), event rules are not.
+ */
+#ifndef STRATA_SESSIOND_STATE_H
+#define STRATA_SESSIOND_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/ipc-msg.h"
+#include "ringbuf/ringbuf.h"
+
+#define SD_DEFAULT_CHANNEL "channel0"
+#define SD_MAX_SESSIONS IPC_MAX_SESSIONS
+#define SD_MAX_CHANNELS 128 /* per domain */
+#define SD_MAX_EVENTS 8192 /* per channel */
+
+/* Channel defaults, as lttng's (ust per-UID 512 KiB x 4, kernel 1 MiB x 4). */
+#define SD_UST_SUBBUF_SIZE (512u * 1024)
+#define SD_KERNEL_SUBBUF_SIZE (1024u * 1024)
+#define SD_DEFAULT_NUM_SUBBUF 4
+#define SD_MIN_SUBBUF_SIZE 4096u
+#define SD_MAX_SUBBUF_SIZE RB_SUBBUF_SIZE_MAX
+#define SD_MAX_NUM_SUBBUF RB_NUM_SUBBUFS_MAX
+#define SD_MAX_BUFFER_BYTES RB_CPU_BUF_SIZE_MAX /* subbuf size x count, per CPU */
+
+struct sd_event {
+	char name[IPC_NAME_MAX];
+	uint8_t type; /* enum ipc_event_type */
+	uint8_t loglevel_type;
+	int32_t loglevel;
+	bool enabled;
+	uint64_t id; /* enabler id sent to apps, unique in the daemon's life */
+};
+
+struct sd_channel {
+	char name[IPC_NAME_MAX];
+	uint8_t domain;
+	bool enabled;
+	bool overwrite;
+	uint8_t buffers; /* IPC_BUFFERS_UID/PID (ust), GLOBAL (kernel) */
+	uint64_t subbuf_size;
+	uint32_t num_subbuf;
+	uint32_t switch_timer_us;
+	uint64_t key; /* unique in the daemon's life */
+	uint64_t discarded;
+	uint32_t nr_events;
+	struct sd_event *events;
+	uint32_t nr_contexts;
+	char (*contexts)[IPC_NAME_MAX];
+};
+
+struct sd_domain {
+	uint32_t nr_channels;
+	struct sd_channel **channels;
+};
+
+struct sd_session {
+	char name[IPC_NAME_MAX];
+	char output[IPC_PATH_MAX];
+	bool active;
+	bool started_once; /* channels and contexts are frozen from now on */
+	bool snapshot;
+	uint64_t id;
+	struct sd_domain ust;
+	struct sd_domain kernel;
+	void *priv; /* the tracing side's per-session data (trace.c) */
+};
+
+struct sd_state;
+struct sd_app;
+
+/* Side effects of commands; every member may be NULL. Return 0 or -errno
+ * and, on error, a message in msg (size IPC_MSG_MAX). */
+struct sd_hooks {
+	int (*kernel_check)(struct sd_state *st, char *msg); /* may the kernel domain be used? */
+	int (*kernel_check_context)(struct sd_state *st, const char *ctx, char *msg);
+	int (*session_start)(struct sd_state *st, struct sd_session *s, char *msg);
+	int (*session_stop)(struct sd_state *st, struct sd_session *s, char *msg);
+	void (*session_destroy)(struct sd_state *st, struct sd_session *s);
+	/* An event rule was added or changed while the session is active. */
+	void (*event_changed)(struct sd_state *st, struct sd_session *s, struct sd_channel *c,
+			      struct sd_event *e);
+	/* Fill rep->tracepoints for `list -u` / `list -k`. */
+	int (*list_tracepoints)(struct sd_state *st, uint8_t domain, struct ipc_reply *rep);
+	/* Apps (app.c): both connections registered / gone. */
+	void (*app_ready)(struct sd_state *st, struct sd_app *a);
+	void (*app_gone)(struct sd_state *st, struct sd_app *a);
+	/* EVENT_REGISTER from an app (msg validated for size and counts):
+	 * 0 and the event id, or -errno. */
+	int (*event_register)(struct sd_state *st, struct sd_app *a, const void *msg, size_t len,
+			      uint32_t *ret_id);
+};
+
+struct sd_state {
+	uint32_t nr_sessions;
+	struct sd_session **sessions;
+	uint64_t next_id;
+	char home[IPC_PATH_MAX]; /* for the default output directory */
+	struct sd_hooks hooks;
+	void *priv; /* the daemon's context, for hooks */
+};
+
+/* home: the user's home directory ("" means /tmp). */
+void sd_state_init(struct sd_state *st, const char *home);
+void sd_state_release(struct sd_state *st);
+
+void sd_session_free(struct sd_session *s);
+void sd_channel_free(struct sd_channel *c);
+struct sd_session *sd_session_find(struct sd_state *st, const char *name);
+struct sd_channel *sd_channel_find(struct sd_domain *d, const char *name);
+struct sd_domain *sd_session_domain(struct sd_session *s, uint8_t domain);
+
+/* Validate and apply one request; always fills rep (status, message, data). */
+void sd_cmd_handle(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep);
+
+/* Context names valid in a domain (NULL-terminated lists, for tests/CLI). */
+bool sd_context_valid(uint8_t domain, const char *name);
+/* '*' globbing as lttng does for event names. */
+bool sd_name_match(const char *pattern, const char *name);
+
+#endif

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of strata-sessiond's model and commands (src/sessiond/cmd.c):
+ * every refused request must leave the state exactly as it was, which is
+ * checked by comparing the encoded `list` of all sessions before and after.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sessiond/state.h"
+#include "common/common.h"
+
+struct fixture {
+	struct sd_state st;
+	int starts, stops, destroys;
+	int start_error;
+};
+
+static struct fixture *fx_of(struct sd_state *st)
+{
+	return st->priv;
+}
+
+static int hook_start(struct sd_state *st, struct sd_session *s, char *msg)
+{
+	(void)s;
+	if (fx_of(st)->start_error) {
+		snprintf(msg, IPC_MSG_MAX, "start refused");
+		return fx_of(st)->start_error;
+	}
+	fx_of(st)->starts++;
+	return 0;
+}
+
+static int hook_stop(struct sd_state *st, struct sd_session *s, char *msg)
+{
+	(void)s;
+	(void)msg;
+	fx_of(st)->stops++;
+	return 0;
+}
+
+static void hook_destroy(struct sd_state *st, struct sd_session *s)
+{
+	(void)s;
+	fx_of(st)->destroys++;
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	sd_state_init(&fx->st, "/home/u");
+	fx->st.priv = fx;
+	fx->st.hooks.session_start = hook_start;
+	fx->st.hooks.session_stop = hook_stop;
+	fx->st.hooks.session_destroy = hook_destroy;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	sd_state_release(&fx->st);
+	free(fx);
+	return 0;
+}
+
+static struct ipc_request mkreq(uint16_t cmd, const char *session)
+{
+	struct ipc_request r = { .cmd = cmd, .domain = IPC_DOMAIN_UST };
+
+	if (session)
+		snprintf(r.session, sizeof(r.session), "%s", session);
+	return r;
+}
+
+/* Run a request; return its status and keep the message for asserts. */
+static int run(struct fixture *fx, struct ipc_request *req, char *msg)
+{
+	struct ipc_reply rep;
+	int status;
+
+	sd_cmd_handle(&fx->st, req, &rep);
+	status = rep.status;
+	if (msg)
+		memcpy(msg, rep.message, sizeof(rep.message));
+	ipc_reply_release(&rep);
+	ipc_request_release(req);
+	return status;
+}
+
+static int run_names(struct fixture *fx, uint16_t cmd, const char *channel, const char *n1,
+		     const char *n2, char *msg)
+{
+	struct ipc_request r = mkreq(cmd, "s");
+
+	if (channel)
+		snprintf(r.channel, sizeof(r.channel), "%s", channel);
+	if (n1)
+		ipc_names_append(&r.names, &r.nr_names, n1);
+	if (n2)
+		ipc_names_append(&r.names, &r.nr_names, n2);
+	return run(fx, &r, msg);
+}
+
+/* The whole model, encoded: equal snapshots mean equal states. */
+static struct ipc_buf snapshot(struct fixture *fx)
+{
+	struct ipc_request r = mkreq(IPC_CMD_LIST_SESSIONS, NULL);
+	struct ipc_reply rep;
+	struct ipc_buf b;
+
+	sd_cmd_handle(&fx->st, &r, &rep);
+	assert_int_equal(rep.status, 0);
+	assert_int_equal(ipc_reply_encode(&rep, &b), 0);
+	ipc_reply_release(&rep);
+	return b;
+}
+
+static void assert_same(struct ipc_buf *a, struct ipc_buf *b)
+{
+	assert_int_equal(a->len, b->len);
+	assert_memory_equal(a->data, b->data, a->len);
+	ipc_buf_release(a);
+	ipc_buf_release(b);
+}
+
+static void create_s(struct fixture *fx)
+{
+	struct ipc_request r = mkreq(IPC_CMD_CREATE, "s");
+
+	assert_int_equal(run(fx, &r, NULL), 0);
+}
+
+static void test_create(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_request r = mkreq(IPC_CMD_CREATE, "demo");
+	struct ipc_reply rep;
+	struct ipc_buf before, after;
+	char msg[IPC_MSG_MAX];
+
+	sd_cmd_handle(&fx->st, &r, &rep);
+	assert_int_equal(rep.status, 0);
+	assert_string_equal(rep.session, "demo");
+	/* ~/strata-traces/demo-YYYYmmdd-HHMMSS */
+	assert_int_equal(strncmp(rep.output, "/home/u/strata-traces/demo-", 27), 0);
+	assert_int_equal(strlen(rep.output), 27 + 15);
+	ipc_reply_release(&rep);
+
+	before = snapshot(fx);
+	r = mkreq(IPC_CMD_CREATE, "demo");
+	assert_int_equal(run(fx, &r, msg), -EEXIST);
+	assert_non_null(strstr(msg, "'demo' already exists"));
+	r = mkreq(IPC_CMD_CREATE, "a/b");
+	assert_int_equal(run(fx, &r, msg), -EINVAL);
+	assert_non_null(strstr(msg, "Invalid session name 'a/b'"));
+	r = mkreq(IPC_CMD_CREATE, ".hidden");
+	assert_int_equal(run(fx, &r, NULL), -EINVAL);
+	r = mkreq(IPC_CMD_CREATE, "x");
+	memcpy(r.output, "relative", 9);
+	assert_int_equal(run(fx, &r, msg), -EINVAL);
+	assert_non_null(strstr(msg, "not an absolute path"));
+	after = snapshot(fx);
+	assert_same(&before, &after);
+
+	/* Auto-named sessions, two in the same second stay distinct. */
+	r = mkreq(IPC_CMD_CREATE, NULL);
+	sd_cmd_handle(&fx->st, &r, &rep);
+	assert_int_equal(rep.status, 0);
+	assert_int_equal(strncmp(rep.session, "auto-", 5), 0);
+	assert_string_equal(rep.output + strlen("/home/u/strata-traces/"), rep.session);
+	ipc_reply_release(&rep);
+	r = mkreq(IPC_CMD_CREATE, NULL);
+	assert_int_equal(run(fx, &r, NULL), 0);
+	assert_int_equal(fx->st.nr_sessions, 3);
+
+	r = mkreq(IPC_CMD_CREATE, "out");
+	memcpy(r.output, "/tmp/o", 7);
+	sd_cmd_handle(&fx->st, &r, &rep);
+	assert_string_equal(rep.output, "/tmp/o");
+	ipc_reply_release(&rep);
+}
+
+static void test_enable_channel(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_request r;
+	struct ipc_buf before, after;
+	struct sd_channel *c;
+	char msg[IPC_MSG_MAX];
+
+	create_s(fx);
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	memcpy(r.channel, "ch", 3);
+	r.chan_set = IPC_CHAN_SUBBUF_SIZE | IPC_CHAN_NUM_SUBBUF | IPC_CHAN_OVERWRITE;
+	r.subbuf_size = 5000;
+	r.num_subbuf = 3;
+	r.overwrite = true;
+	assert_int_equal(run(fx, &r, msg), 0);
+	assert_non_null(strstr(msg, "rounded to the next power of 2 (8192)"));
+	assert_non_null(strstr(msg, "number of subbuffers (3) is rounded"));
+	c = sd_channel_find(&sd_session_find(&fx->st, "s")->ust, "ch");
+	assert_non_null(c);
+	assert_true(c->subbuf_size == 8192 && c->num_subbuf == 4 && c->overwrite);
+	assert_int_equal(c->buffers, IPC_BUFFERS_UID);
+
+	before = snapshot(fx);
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	memcpy(r.channel, "ch", 3);
+	assert_int_equal(run(fx, &r, msg), -EEXIST);
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	memcpy(r.channel, "c2", 3);
+	r.chan_set = IPC_CHAN_SUBBUF_SIZE;
+	r.subbuf_size = 100;
+	assert_int_equal(run(fx, &r, msg), -EINVAL);
+	assert_non_null(strstr(msg, "Invalid sub-buffer size 100"));
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	memcpy(r.channel, "c2", 3);
+	r.chan_set = IPC_CHAN_NUM_SUBBUF;
+	r.num_subbuf = 1;
+	assert_int_equal(run(fx, &r, NULL), -EINVAL);
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	memcpy(r.channel, "c2", 3);
+	r.chan_set = IPC_CHAN_BUFFERS;
+	r.buffers = IPC_BUFFERS_PID;
+	assert_int_equal(run(fx, &r, msg), -EINVAL);
+	assert_non_null(strstr(msg, "buffering scheme mismatch"));
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	memcpy(r.channel, "metadata", 9);
+	assert_int_equal(run(fx, &r, NULL), -EINVAL);
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "nosuch");
+	memcpy(r.channel, "c2", 3);
+	assert_int_equal(run(fx, &r, msg), -ENOENT);
+	assert_non_null(strstr(msg, "Session 'nosuch' not found"));
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	r.domain = IPC_DOMAIN_NONE;
+	memcpy(r.channel, "c2", 3);
+	assert_int_equal(run(fx, &r, NULL), -EINVAL);
+	/* No kernel hook: the kernel domain is refused, clearly. */
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	r.domain = IPC_DOMAIN_KERNEL;
+	memcpy(r.channel, "k", 2);
+	assert_int_equal(run(fx, &r, msg), -ENOTSUP);
+	assert_non_null(strstr(msg, "kernel domain is not available"));
+	after = snapshot(fx);
+	assert_same(&before, &after);
+}
+
+static void test_enable_event(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_buf before, after;
+	struct ipc_request r;
+	struct sd_channel *c;
+	struct ipc_reply rep;
+	char msg[IPC_MSG_MAX];
+
+	create_s(fx);
+	/* No channel yet: channel0 is created with defaults. */
+	r = mkreq(IPC_CMD_ENABLE_EVENT, "s");
+	ipc_names_append(&r.names, &r.nr_names, "hello:*");
+	sd_cmd_handle(&fx->st, &r, &rep);
+	assert_int_equal(rep.status, 0);
+	assert_string_equal(rep.channel, "channel0");
+	assert_int_equal(rep.nr_names, 1);
+	ipc_reply_release(&rep);
+	ipc_request_release(&r);
+	c = sd_channel_find(&sd_session_find(&fx->st, "s")->ust, "channel0");
+	assert_non_null(c);
+	assert_true(c->subbuf_size == SD_UST_SUBBUF_SIZE && c->num_subbuf == 4);
+	assert_int_equal(c->nr_events, 1);
+
+	before = snapshot(fx);
+	/* Already enabled: a warning, nothing changes. */
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, NULL, "hello:*", NULL, msg),
+			 -EALREADY);
+	assert_non_null(strstr(msg, "already enabled"));
+	/* One bad name: none of the names is added. */
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, NULL, "ok:ev", "bad name", msg),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "Invalid event name 'bad name'"));
+	r = mkreq(IPC_CMD_ENABLE_EVENT, "s");
+	r.all = true;
+	ipc_names_append(&r.names, &r.nr_names, "x");
+	assert_int_equal(run(fx, &r, NULL), -EINVAL);
+	r = mkreq(IPC_CMD_ENABLE_EVENT, "s");
+	assert_int_equal(run(fx, &r, msg), -EINVAL);
+	assert_non_null(strstr(msg, "No event name given"));
+	r = mkreq(IPC_CMD_ENABLE_EVENT, "s");
+	r.all = true;
+	r.event_type = IPC_EVENT_SYSCALL;
+	assert_int_equal(run(fx, &r, msg), -EINVAL);
+	assert_non_null(strstr(msg, "--syscall is only available with -k"));
+	r = mkreq(IPC_CMD_ENABLE_EVENT, "s");
+	r.all = true;
+	r.loglevel_type = IPC_LOGLEVEL_RANGE;
+	r.loglevel = 15;
+	assert_int_equal(run(fx, &r, NULL), -EINVAL);
+	/* A missing named channel is created, but not while refused. */
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, "new", "a", "b c", NULL), -EINVAL);
+	after = snapshot(fx);
+	assert_same(&before, &after);
+
+	/* Same name with another log level is another rule. */
+	r = mkreq(IPC_CMD_ENABLE_EVENT, "s");
+	ipc_names_append(&r.names, &r.nr_names, "hello:*");
+	r.loglevel_type = IPC_LOGLEVEL_SINGLE;
+	r.loglevel = 13;
+	assert_int_equal(run(fx, &r, NULL), 0);
+	assert_int_equal(c->nr_events, 2);
+	assert_int_equal(c->events[1].loglevel, 13);
+
+	/* A second channel makes the default one ambiguous unless it exists. */
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, "other", "x:y", NULL, NULL), 0);
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, NULL, "z:z", NULL, NULL), 0);
+	assert_int_equal(c->nr_events, 3);
+}
+
+static void test_default_channel_ambiguous(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_buf before, after;
+	char msg[IPC_MSG_MAX];
+	struct ipc_request r;
+
+	create_s(fx);
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	memcpy(r.channel, "mine", 5);
+	assert_int_equal(run(fx, &r, NULL), 0);
+	before = snapshot(fx);
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, NULL, "a:b", NULL, msg), -EINVAL);
+	assert_non_null(strstr(msg, "Non-default channel exists"));
+	after = snapshot(fx);
+	assert_same(&before, &after);
+}
+
+static void test_disable_event(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_buf before, after;
+	char msg[IPC_MSG_MAX];
+	struct sd_channel *c;
+	struct ipc_request r;
+
+	create_s(fx);
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, NULL, "a:*", "b:c", NULL), 0);
+	before = snapshot(fx);
+	assert_int_equal(run_names(fx, IPC_CMD_DISABLE_EVENT, NULL, "a:*", "nope", msg), -ENOENT);
+	assert_non_null(strstr(msg, "Event 'nope' not found in channel 'channel0'"));
+	assert_int_equal(run_names(fx, IPC_CMD_DISABLE_EVENT, "zz", "a:*", NULL, msg), -ENOENT);
+	assert_non_null(strstr(msg, "Channel 'zz' not found"));
+	after = snapshot(fx);
+	assert_same(&before, &after);
+
+	c = sd_channel_find(&sd_session_find(&fx->st, "s")->ust, "channel0");
+	assert_int_equal(run_names(fx, IPC_CMD_DISABLE_EVENT, NULL, "a:*", NULL, NULL), 0);
+	assert_false(c->events[0].enabled);
+	assert_true(c->events[1].enabled);
+	/* Enabling it again re-enables the same rule. */
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, NULL, "a:*", NULL, NULL), 0);
+	assert_int_equal(c->nr_events, 2);
+	assert_true(c->events[0].enabled);
+	r = mkreq(IPC_CMD_DISABLE_EVENT, "s");
+	r.all = true;
+	assert_int_equal(run(fx, &r, NULL), 0);
+	assert_false(c->events[0].enabled || c->events[1].enabled);
+}
+
+static void test_add_context(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_buf before, after;
+	char msg[IPC_MSG_MAX];
+	struct sd_channel *c;
+	struct ipc_request r;
+
+	create_s(fx);
+	assert_int_equal(run_names(fx, IPC_CMD_ADD_CONTEXT, NULL, "vpid", "procname", NULL), 0);
+	c = sd_channel_find(&sd_session_find(&fx->st, "s")->ust, "channel0");
+	assert_non_null(c);
+	assert_int_equal(c->nr_contexts, 2);
+
+	before = snapshot(fx);
+	assert_int_equal(run_names(fx, IPC_CMD_ADD_CONTEXT, NULL, "vtid", "bogus", msg), -EINVAL);
+	assert_non_null(strstr(msg, "Unknown context type 'bogus'"));
+	assert_int_equal(run_names(fx, IPC_CMD_ADD_CONTEXT, NULL, "vtid", "vpid", msg), -EEXIST);
+	assert_non_null(strstr(msg, "'vpid' is already in channel 'channel0'"));
+	assert_int_equal(run_names(fx, IPC_CMD_ADD_CONTEXT, NULL, "vtid", "vtid", NULL), -EINVAL);
+	/* Kernel-only types are refused in user space. */
+	assert_int_equal(run_names(fx, IPC_CMD_ADD_CONTEXT, NULL, "ppid", NULL, NULL), -EINVAL);
+	after = snapshot(fx);
+	assert_same(&before, &after);
+
+	r = mkreq(IPC_CMD_START, "s");
+	assert_int_equal(run(fx, &r, NULL), 0);
+	r = mkreq(IPC_CMD_STOP, "s");
+	assert_int_equal(run(fx, &r, NULL), 0);
+	before = snapshot(fx);
+	assert_int_equal(run_names(fx, IPC_CMD_ADD_CONTEXT, NULL, "vtid", NULL, msg), -EBUSY);
+	assert_non_null(strstr(msg, "contexts are fixed once a session has been started"));
+	after = snapshot(fx);
+	assert_same(&before, &after);
+
+	assert_true(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:cpu:page-faults"));
+	assert_false(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:cpu:nonsense"));
+	assert_false(sd_context_valid(IPC_DOMAIN_UST, "perf:cpu:page-faults"));
+	assert_true(sd_context_valid(IPC_DOMAIN_UST, "pthread_id"));
+}
+
+static void test_start_stop_destroy(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_buf before, after;
+	char msg[IPC_MSG_MAX];
+	struct ipc_request r;
+	struct ipc_reply rep;
+
+	create_s(fx);
+	r = mkreq(IPC_CMD_STOP, "s");
+	assert_int_equal(run(fx, &r, msg), -EALREADY);
+	assert_string_equal(msg, "Tracing already stopped for session s");
+
+	/* A failing start hook leaves the session inactive and unstarted. */
+	fx->start_error = -EIO;
+	before = snapshot(fx);
+	r = mkreq(IPC_CMD_START, "s");
+	assert_int_equal(run(fx, &r, msg), -EIO);
+	assert_string_equal(msg, "start refused");
+	after = snapshot(fx);
+	assert_same(&before, &after);
+	assert_false(sd_session_find(&fx->st, "s")->started_once);
+	fx->start_error = 0;
+
+	r = mkreq(IPC_CMD_START, "s");
+	assert_int_equal(run(fx, &r, NULL), 0);
+	assert_int_equal(fx->starts, 1);
+	r = mkreq(IPC_CMD_START, "s");
+	assert_int_equal(run(fx, &r, msg), -EALREADY);
+	assert_string_equal(msg, "Tracing already started for session s");
+	r = mkreq(IPC_CMD_START, NULL);
+	assert_int_equal(run(fx, &r, msg), -ENOENT);
+	assert_non_null(strstr(msg, "strata create"));
+
+	/* Destroying an active session stops it first. */
+	r = mkreq(IPC_CMD_CREATE, "t");
+	assert_int_equal(run(fx, &r, NULL), 0);
+	r = mkreq(IPC_CMD_DESTROY, "s");
+	sd_cmd_handle(&fx->st, &r, &rep);
+	assert_int_equal(rep.status, 0);
+	assert_int_equal(rep.nr_names, 1);
+	assert_string_equal(rep.names[0], "s");
+	ipc_reply_release(&rep);
+	assert_int_equal(fx->stops, 1);
+	assert_int_equal(fx->destroys, 1);
+	assert_null(sd_session_find(&fx->st, "s"));
+	r = mkreq(IPC_CMD_DESTROY, "s");
+	assert_int_equal(run(fx, &r, NULL), -ENOENT);
+	r = mkreq(IPC_CMD_DESTROY, NULL);
+	r.all = true;
+	assert_int_equal(run(fx, &r, NULL), 0);
+	assert_int_equal(fx->st.nr_sessions, 0);
+	assert_int_equal(fx->destroys, 2);
+}
+
+static void test_list(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_request r;
+	struct ipc_reply rep;
+
+	create_s(fx);
+	assert_int_equal(run_names(fx, IPC_CMD_ENABLE_EVENT, NULL, "a:*", NULL, NULL), 0);
+	assert_int_equal(run_names(fx, IPC_CMD_ADD_CONTEXT, NULL, "vtid", NULL, NULL), 0);
+	r = mkreq(IPC_CMD_LIST_SESSIONS, "s");
+	sd_cmd_handle(&fx->st, &r, &rep);
+	assert_int_equal(rep.status, 0);
+	assert_int_equal(rep.nr_sessions, 1);
+	assert_int_equal(rep.sessions[0].nr_channels, 1);
+	assert_string_equal(rep.sessions[0].channels[0].events[0].name, "a:*");
+	assert_string_equal(rep.sessions[0].channels[0].contexts[0], "vtid");
+	ipc_reply_release(&rep);
+	r = mkreq(IPC_CMD_LIST_SESSIONS, "none");
+	assert_int_equal(run(fx, &r, NULL), -ENOENT);
+	/* No tracepoint source wired: an empty list. */
+	r = mkreq(IPC_CMD_LIST_TRACEPOINTS, NULL);
+	assert_int_equal(run(fx, &r, NULL), 0);
+}
+
+static void test_name_match(void **state)
+{
+	(void)state;
+	assert_true(sd_name_match("*", "hello:tptest"));
+	assert_true(sd_name_match("hello:*", "hello:tptest"));
+	assert_true(sd_name_match("*:tp*", "hello:tptest"));
+	assert_true(sd_name_match("h*o:*t", "hello:tptest"));
+	assert_true(sd_name_match("hello:tptest", "hello:tptest"));
+	assert_false(sd_name_match("hello:", "hello:tptest"));
+	assert_false(sd_name_match("world:*", "hello:tptest"));
+	assert_false(sd_name_match("*x", "hello:tptest"));
+	assert_true(sd_name_match("**", ""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enable_channel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enable_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_channel_ambiguous, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disable_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_add_context, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_stop_destroy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		cmocka_unit_test(test_name_match),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
