@@ -60,8 +60,8 @@ extern "C" {
 #endif
 
 #define STRATA_UST_MAGIC 0x53545255u /* "STRU" */
-#define STRATA_UST_ABI_MAJOR 1
-#define STRATA_UST_ABI_MINOR 0
+#define STRATA_UST_PROTO_MAJOR 1 /* a different major is refused */
+#define STRATA_UST_PROTO_MINOR 1
 
 /* Limits; anything larger is a protocol error (connection dropped). */
 #define STRATA_UST_SYM_NAME_LEN 256 /* includes the NUL */
@@ -153,7 +153,7 @@ enum strata_ust_socket_kind {
 
 struct strata_ust_register {
 	struct strata_ust_msg_header hdr;
-	uint16_t major; /* STRATA_UST_ABI_MAJOR; a different major is refused */
+	uint16_t major; /* STRATA_UST_PROTO_MAJOR */
 	uint16_t minor;
 	uint8_t socket_kind; /* enum strata_ust_socket_kind */
 	uint8_t bits_per_long; /* 32 or 64: selects ust/uid/<uid>/<bits>-bit */
@@ -212,73 +212,40 @@ enum strata_ust_loglevel {
 
 /* --- Event registration (field layout for the metadata) ------------------ */
 
-enum strata_ust_field_type {
-	STRATA_UST_FIELD_INTEGER = 1,
-	STRATA_UST_FIELD_FLOAT = 2,
-	STRATA_UST_FIELD_STRING = 3, /* NUL-terminated UTF-8 */
-	STRATA_UST_FIELD_ARRAY = 4, /* `length` integer elements */
-	STRATA_UST_FIELD_SEQUENCE = 5, /* length integer, then elements */
-	STRATA_UST_FIELD_ENUM = 6, /* integer container + mappings */
-};
-
-enum strata_ust_encoding {
-	STRATA_UST_ENCODING_NONE = 0,
-	STRATA_UST_ENCODING_UTF8 = 1, /* 8-bit integer elements printed as text */
-};
-
-struct strata_ust_integer_type {
-	uint32_t size; /* bits: 8, 16, 32, 64 */
-	uint32_t alignment; /* bits */
-	uint8_t is_signed;
-	uint8_t reverse_byte_order; /* 1: network (big-endian) on a LE host */
-	uint8_t base; /* 2, 8, 10 or 16 */
-	uint8_t encoding; /* enum strata_ust_encoding */
-};
-
-struct strata_ust_float_type {
-	uint32_t exp_dig; /* 8 for float, 11 for double */
-	uint32_t mant_dig; /* 24 for float, 53 for double (implicit bit counted) */
-	uint32_t alignment;
-	uint8_t reverse_byte_order;
-	uint8_t pad[3];
-};
-
 /*
- * One field of an event's payload, in record order. A SEQUENCE named "x"
- * is recorded as its length (length_type) then the elements; the metadata
- * names the length field "_x_length" as lttng-ust does. An ENUM owns the
- * next nr_entries entries of the message's enum entry table, in field order.
+ * One field of an event's payload, in record order: a flat copy of
+ * struct strata_field_desc (<strata/ust-events.h>) with the strings inline,
+ * so the daemon rebuilds the descriptor and hands it to the CTF metadata
+ * writer unchanged. kind, encoding and the integer layout take the values of
+ * enum strata_type_kind, enum strata_encoding and struct strata_integer_type.
+ * A SEQUENCE takes its length from the field just before it (an unsigned
+ * integer), as in ust-events.h. An ENUM owns the next nr_enum_entries
+ * entries of the message's enum entry table, in field order.
  */
 struct strata_ust_field {
-	char name[STRATA_UST_SYM_NAME_LEN];
-	uint32_t type; /* enum strata_ust_field_type */
-	uint32_t pad;
-	union {
-		struct strata_ust_integer_type integer; /* INTEGER */
-		struct strata_ust_float_type flt; /* FLOAT */
-		struct {
-			uint32_t encoding; /* STRING: UTF8 */
-		} string;
-		struct {
-			struct strata_ust_integer_type elem;
-			uint32_t length; /* ARRAY: element count (<= 65536) */
-		} array;
-		struct {
-			struct strata_ust_integer_type elem;
-			struct strata_ust_integer_type length_type; /* unsigned */
-		} sequence;
-		struct {
-			struct strata_ust_integer_type container;
-			char enum_name[STRATA_UST_SYM_NAME_LEN]; /* "provider_enum" */
-			uint32_t nr_entries;
-		} enumeration;
-		uint8_t raw[320]; /* fixes the union's size for the ABI */
-	} u;
+	char name[STRATA_UST_SYM_NAME_LEN]; /* without the '_' prefix */
+	uint8_t kind; /* enum strata_type_kind */
+	uint8_t encoding; /* enum strata_encoding */
+	uint8_t nowrite;
+	uint8_t reserved;
+	/* struct strata_integer_type: scalar, enum container or element */
+	uint8_t int_size; /* bits: 8, 16, 32, 64 (floats: 32 or 64) */
+	uint8_t int_signed;
+	uint8_t int_base; /* 10 or 16 */
+	uint8_t int_network;
+	uint32_t length; /* ARRAY: element count (<= 65536) */
+	uint32_t nr_enum_entries; /* ENUM */
+	char enum_name[STRATA_UST_SYM_NAME_LEN]; /* ENUM: "provider_enum" */
 };
 
+/* struct strata_enum_entry, flattened. */
 struct strata_ust_enum_entry {
-	int64_t start; /* inclusive; interpreted per the container's signedness */
-	int64_t end; /* inclusive */
+	uint64_t start; /* two's complement when start_signed */
+	uint64_t end; /* inclusive */
+	uint8_t start_signed;
+	uint8_t end_signed;
+	uint8_t is_auto;
+	uint8_t pad[5];
 	char label[STRATA_UST_SYM_NAME_LEN];
 };
 

@@ -30,7 +30,8 @@
 
 _Static_assert(sizeof(struct strata_ust_msg_header) == 16, "ABI");
 _Static_assert(sizeof(struct strata_ust_register) == 72, "ABI");
-_Static_assert(sizeof(struct strata_ust_field) == 584, "ABI");
+_Static_assert(sizeof(struct strata_ust_field) == 528, "ABI");
+_Static_assert(sizeof(struct strata_ust_enum_entry) == 280, "ABI");
 _Static_assert(sizeof(struct strata_ust_event_register) == 296, "ABI");
 _Static_assert(sizeof(struct strata_ust_channel) == 320, "ABI");
 _Static_assert(sizeof(struct strata_ust_enabler) == 304, "ABI");
@@ -324,11 +325,11 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 		conn_close(d, c);
 		return;
 	}
-	if (reg.major != STRATA_UST_ABI_MAJOR) {
+	if (reg.major != STRATA_UST_PROTO_MAJOR) {
 		rep.status = -EPROTONOSUPPORT;
 		sd_app_send(NULL, fd, &rep, sizeof(rep), NULL, 0);
 		log_warn("Refused app pid=%d: protocol %u.%u, daemon speaks %u.x", (int)cred.pid,
-			 reg.major, reg.minor, STRATA_UST_ABI_MAJOR);
+			 reg.major, reg.minor, STRATA_UST_PROTO_MAJOR);
 		conn_close(d, c);
 		return;
 	}
