@@ -178,14 +178,16 @@ static int walk_subbuf(struct rb_consumer *cons, uint32_t cpu, uint64_t c, unsig
 		if (!rb_hdr_valid(ch, h, pos, sb_end)) {
 			uint64_t q = pos + 8;
 
+			/* Usually a live writer between its CAS and its header
+			 * store: do not even scan (its payload) before the timeout. */
+			if (!(flags & RB_READ_FORCE) && !hole_expired(cons, cc, pos))
+				return -EAGAIN;
 			while (q < sb_end &&
 			       !rb_hdr_valid(ch,
 					     atomic_load_explicit(rb_hdr_at(ch, cpu, q),
 								  memory_order_acquire),
 					     q, sb_end))
 				q += 8;
-			if (!(flags & RB_READ_FORCE) && !hole_expired(cons, cc, pos))
-				return -EAGAIN;
 			/*
 			 * Declare it dead in shared memory too, so overwrite-mode
 			 * producers may pass it: a dead RESERVED record, or
