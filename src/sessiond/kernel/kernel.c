@@ -329,6 +329,9 @@ static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_
 
 			if (!kt_match(pattern, kt->tps.tp[i].system, kt->tps.tp[i].name))
 				continue;
+			if (!pattern && (!strcmp(kt->tps.tp[i].system, "syscalls") ||
+					 !strcmp(kt->tps.tp[i].system, "raw_syscalls")))
+				continue;
 			err = kt_enable_key(ch, (uint32_t)i, on);
 			if (err) {
 				/* One odd tracepoint must not fail --all: report the last one. */
@@ -490,6 +493,16 @@ uint64_t kernel_channel_discarded(struct kernel_channel *ch, unsigned int stream
 	if (stream == 0)
 		n += kt_rec_recursion_misses(ch->kt) - ch->recursion_base;
 	return n;
+}
+
+const char *kernel_channel_event_name(const struct kernel_channel *ch, uint32_t id)
+{
+	const struct kt_class *c;
+
+	if (id >= atomic_load_explicit(&ch->nids, memory_order_acquire))
+		return NULL;
+	c = atomic_load_explicit(&ch->kt->classes[ch->key_of_id[id]], memory_order_acquire);
+	return c ? c->name : NULL;
 }
 
 bool kernel_channel_compact_header(const struct kernel_channel *ch)

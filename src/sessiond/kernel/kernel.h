@@ -102,6 +102,8 @@ enum kernel_event_type {
 /*
  * Enable events matching a glob pattern (NULL = all of that type). Tracepoint
  * names may be qualified "system:name". Attaches tracepoints not attached yet.
+ * "All tracepoints" leaves out syscalls:* and raw_syscalls:*, which the
+ * syscall events already cover (name them explicitly to get them).
  * Returns the number of events matched (>= 1), or -ENOENT when none did.
  */
 int kernel_channel_enable_event(struct kernel_channel *ch, const char *pattern,
@@ -134,6 +136,9 @@ unsigned int kernel_channel_nr_streams(const struct kernel_channel *ch);
  * running on that CPU (recursion_misses).
  */
 uint64_t kernel_channel_discarded(struct kernel_channel *ch, unsigned int stream);
+
+/* Name of event id in this channel ("sched_switch"), or NULL. */
+const char *kernel_channel_event_name(const struct kernel_channel *ch, uint32_t id);
 
 /* Whether the channel's stream uses event_header_compact (< 31 events at start). */
 bool kernel_channel_compact_header(const struct kernel_channel *ch);

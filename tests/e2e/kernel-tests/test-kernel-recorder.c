@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel recorder end to end (root): a workload with known syscalls and a
+ * fork+exec runs under the recorder; every expected event must be there once,
+ * with exact arguments and with the contexts the workload knows about itself
+ * (pid, tid, ppid, procname, vpid, vtid, prio, nice), captured in the kernel.
+ * The statedump must list the processes alive at start.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernel-test.h"
+#include "recorder-abi.h"
+
+#include "common/common.h"
+
+#define NGETPPID 100
+#define WORKLOAD_NICE 3
+
+/* Context layout: the order of add_context below. */
+enum {
+	C_PID = 0,
+	C_TID = 4,
+	C_PROCNAME = 8,
+	C_PPID = 24,
+	C_VPID = 28,
+	C_VTID = 32,
+	C_PRIO = 36,
+	C_NICE = 40,
+	C_LEN = 44
+};
+
+static _noreturn_ void workload(int go, int done)
+{
+	char path[64], c;
+	pid_t g;
+	long r;
+
+	prctl(PR_SET_NAME, "kt-workload");
+	if (setpriority(PRIO_PROCESS, 0, WORKLOAD_NICE))
+		_exit(2);
+	if (read(go, &c, 1) != 1)
+		_exit(3);
+	for (int i = 0; i < NGETPPID; i++)
+		syscall(SYS_getppid);
+	/* On the stack, so resident: read at entry. */
+	snprintf(path, sizeof(path), "/nonexistent/strata-kt-%d", getpid());
+	r = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	if (r != -1 || errno != ENOENT)
+		_exit(4);
+	g = fork();
+	if (g == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (g < 0 || waitpid(g, NULL, 0) != g)
+		_exit(5);
+	if (write(done, &g, sizeof(g)) != sizeof(g))
+		_exit(6);
+	_exit(0);
+}
+
+static const char *name_of(struct kernel_channel *ch, const struct kt_test_rec *r)
+{
+	const char *n = kernel_channel_event_name(ch, r->id);
+
+	return n ? n : "?";
+}
+
+int main(void)
+{
+	struct kernel_tracer *kt;
+	struct kernel_channel *ch;
+	struct kt_test_sink sink;
+	char why[512], expect_path[64];
+	int go[2], done[2], st, r;
+	pid_t self = getpid(), child, grandchild = 0;
+	unsigned int n_entry = 0, n_exit = 0, n_open = 0, n_open_exit = 0, n_fork = 0, n_exec = 0;
+	unsigned int n_sd_start = 0, n_sd_end = 0, n_sd_child = 0, n_sd_self = 0, n_sd_init = 0;
+	unsigned int n_sd_fd = 0;
+	uint64_t t0;
+
+	kt_test_require_kernel();
+	r = kernel_tracer_create(&kt, why, sizeof(why));
+	if (r) {
+		printf("SKIP: %s\n", why);
+		return KT_SKIP;
+	}
+	kt_test_sink_init(&sink, true);
+	r = kernel_channel_create(kt, "channel0", NULL, kt_test_record_cb, &sink, &ch, why,
+				  sizeof(why));
+	CHECK(r == 0, "channel: %s", why);
+	if (r)
+		return 1;
+	static const char *const syscalls[] = { "getppid", "openat", "execve",
+						"clone",   "clone3", "wait4" };
+	for (size_t i = 0; i < ARRAY_SIZE(syscalls); i++) {
+		r = kernel_channel_enable_event(ch, syscalls[i], KERNEL_EVENT_SYSCALL, why,
+						sizeof(why));
+		CHECK(r == 1, "enable syscall %s: %d %s", syscalls[i], r, why);
+	}
+	r = kernel_channel_enable_event(ch, "sched_process_*", KERNEL_EVENT_TRACEPOINT, why,
+					sizeof(why));
+	CHECK(r >= 4, "enable sched_process_*: %d %s", r, why);
+	r = kernel_channel_enable_event(ch, "lttng_statedump_*", KERNEL_EVENT_TRACEPOINT, why,
+					sizeof(why));
+	CHECK(r == 4, "enable statedump: %d %s", r, why);
+	r = kernel_channel_enable_event(ch, "no_such_event_x", KERNEL_EVENT_TRACEPOINT, why,
+					sizeof(why));
+	CHECK(r == -ENOENT && strstr(why, "no_such_event_x"), "unknown event: %d %s", r, why);
+	static const char *const ctxs[] = { "pid",  "tid",  "procname", "ppid",
+					    "vpid", "vtid", "prio",	"nice" };
+	for (size_t i = 0; i < ARRAY_SIZE(ctxs); i++) {
+		r = kernel_channel_add_context(ch, ctxs[i], why, sizeof(why));
+		CHECK(r == 0, "context %s: %s", ctxs[i], why);
+	}
+	r = kernel_channel_add_context(ch, "perf:cpu:cache-misses", why, sizeof(why));
+	if (r)
+		printf("hardware counter refused as expected here: %s\n", why);
+	CHECK(r == 0 || strstr(why, "PMU"), "hardware counter error must name the PMU: %s", why);
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(done, O_CLOEXEC))
+		return 1;
+	child = fork();
+	if (child == 0)
+		workload(go[0], done[1]);
+	CHECK(child > 0, "fork");
+
+	t0 = kt_test_now_ns();
+	r = kernel_channel_start(ch);
+	CHECK(r == 0, "start: %d", r);
+	CHECK(write(go[1], "g", 1) == 1, "go");
+	CHECK(read(done[0], &grandchild, sizeof(grandchild)) == sizeof(grandchild), "done");
+	CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "workload status %d", st);
+	r = kernel_channel_stop(ch);
+	CHECK(r == 0, "stop: %d", r);
+	snprintf(expect_path, sizeof(expect_path), "/nonexistent/strata-kt-%d", child);
+
+	uint64_t last_ts[KR_MAX_CPU + 1] = { 0 };
+	bool sd_open = false;
+
+	for (size_t i = 0; i < sink.n; i++) {
+		const struct kt_test_rec *e = &sink.recs[i];
+		const char *name = name_of(ch, e);
+		int32_t pid = kt_test_i32(e->ctx + C_PID), tid = kt_test_i32(e->ctx + C_TID);
+		int32_t ppid = kt_test_i32(e->ctx + C_PPID);
+		const char *comm = (const char *)e->ctx + C_PROCNAME;
+
+		CHECK(e->ctx_len == C_LEN, "context length %zu", e->ctx_len);
+		CHECK(e->stream < kernel_channel_nr_streams(ch), "stream %u", e->stream);
+		if (e->stream <= KR_MAX_CPU) {
+			CHECK(e->ts >= last_ts[e->stream], "%s: time goes back on stream %u", name,
+			      e->stream);
+			last_ts[e->stream] = e->ts;
+		}
+		CHECK(e->ts >= t0 - 1000000000ull, "%s: timestamp %llu not CLOCK_MONOTONIC", name,
+		      (unsigned long long)e->ts);
+		if (!strncmp(name, "lttng_statedump_", 16)) {
+			CHECK(e->stream == kernel_channel_nr_streams(ch) - 1, "statedump stream");
+			if (!strcmp(name, "lttng_statedump_start")) {
+				n_sd_start++;
+				sd_open = true;
+			} else if (!strcmp(name, "lttng_statedump_end")) {
+				n_sd_end++;
+				CHECK(sd_open, "statedump end before start");
+				sd_open = false;
+			} else if (!strcmp(name, "lttng_statedump_process_state")) {
+				int32_t sp = kt_test_i32(e->payload + 4);
+				const char *pname = (const char *)e->payload + 12;
+
+				CHECK(sd_open, "process_state outside start/end");
+				if (sp == child) {
+					n_sd_child++;
+					CHECK(kt_test_i32(e->payload + 8) == self, "child ppid");
+					CHECK(!strncmp(pname, "kt-workload", 16),
+					      "child name '%.16s'", pname);
+				}
+				n_sd_self += sp == self;
+				n_sd_init += sp == 1;
+			} else {
+				n_sd_fd += kt_test_i32(e->payload) == self;
+			}
+			continue;
+		}
+		CHECK(pid != self, "%s: the recorder traced its own process", name);
+		if (pid != child && pid != grandchild)
+			continue;
+		/* Contexts captured in the kernel, as the workload knows them. */
+		if (pid == child) {
+			CHECK(tid == child, "%s: tid %d", name, tid);
+			CHECK(ppid == self, "%s: ppid %d != %d", name, ppid, self);
+			CHECK(kt_test_i32(e->ctx + C_VPID) == child, "%s: vpid", name);
+			CHECK(kt_test_i32(e->ctx + C_VTID) == child, "%s: vtid", name);
+			if (strcmp(name, "sched_process_fork") &&
+			    strcmp(name, "syscall_exit_clone") &&
+			    strcmp(name, "syscall_exit_clone3") &&
+			    strcmp(name, "syscall_entry_wait4") &&
+			    strcmp(name, "syscall_exit_wait4") &&
+			    strcmp(name, "syscall_entry_clone") &&
+			    strcmp(name, "syscall_entry_clone3")) {
+				CHECK(!strncmp(comm, "kt-workload", 16), "%s: procname '%.16s'",
+				      name, comm);
+			}
+			CHECK(kt_test_i32(e->ctx + C_NICE) == WORKLOAD_NICE, "%s: nice %d", name,
+			      kt_test_i32(e->ctx + C_NICE));
+			CHECK(kt_test_i32(e->ctx + C_PRIO) == 20 + WORKLOAD_NICE, "%s: prio %d",
+			      name, kt_test_i32(e->ctx + C_PRIO));
+		}
+		if (!strcmp(name, "syscall_entry_getppid")) {
+			n_entry++;
+			CHECK(e->payload_len == 0, "getppid has no arguments");
+		} else if (!strcmp(name, "syscall_exit_getppid")) {
+			n_exit++;
+			CHECK(n_exit <= n_entry, "exit before entry");
+			CHECK(kt_test_i64(e->payload) == self, "getppid ret %lld",
+			      (long long)kt_test_i64(e->payload));
+		} else if (!strcmp(name, "syscall_entry_openat") && pid == child) {
+			const char *fn = (const char *)e->payload + 4;
+
+			n_open++;
+			CHECK(kt_test_i32(e->payload) == AT_FDCWD, "openat dfd %d",
+			      kt_test_i32(e->payload));
+			CHECK(!strcmp(fn, expect_path), "openat filename '%s'", fn);
+			CHECK(kt_test_i32(e->payload + 4 + strlen(fn) + 1) == O_RDONLY, "flags");
+		} else if (!strcmp(name, "syscall_exit_openat") && pid == child) {
+			n_open_exit++;
+			CHECK(kt_test_i64(e->payload) == -ENOENT, "openat ret %lld",
+			      (long long)kt_test_i64(e->payload));
+		} else if (!strcmp(name, "sched_process_fork")) {
+			/* parent_comm (string), parent_tid, child_comm (string), child_tid */
+			const uint8_t *p = e->payload;
+			size_t l1 = strlen((const char *)p) + 1;
+			int32_t parent_tid = kt_test_i32(p + l1);
+			const char *ccomm = (const char *)p + l1 + 4;
+			int32_t child_tid = kt_test_i32(p + l1 + 4 + strlen(ccomm) + 1);
+
+			n_fork++;
+			CHECK(parent_tid == child, "fork parent_tid %d", parent_tid);
+			CHECK(child_tid == grandchild, "fork child_tid %d != %d", child_tid,
+			      grandchild);
+		} else if (!strcmp(name, "sched_process_exec")) {
+			const char *fn = (const char *)e->payload;
+
+			n_exec++;
+			CHECK(!strcmp(fn, "/bin/true"), "exec filename '%s'", fn);
+			CHECK(pid == grandchild && tid == grandchild, "exec pid %d", pid);
+			CHECK(ppid == child, "exec ppid %d", ppid);
+			CHECK(!strncmp(comm, "true", 16), "exec procname '%.16s'", comm);
+		}
+	}
+	CHECK(n_entry == NGETPPID, "getppid entries: %u", n_entry);
+	CHECK(n_exit == NGETPPID, "getppid exits: %u", n_exit);
+	CHECK(n_open == 1, "openat entries of the workload: %u", n_open);
+	CHECK(n_open_exit == 1, "openat exits of the workload: %u", n_open_exit);
+	CHECK(n_fork == 1, "sched_process_fork: %u", n_fork);
+	CHECK(n_exec == 1, "sched_process_exec: %u", n_exec);
+	CHECK(n_sd_start == 1 && n_sd_end == 1, "statedump start %u end %u", n_sd_start, n_sd_end);
+	CHECK(n_sd_child == 1, "statedump lists the workload %u times", n_sd_child);
+	CHECK(n_sd_self >= 1, "statedump lists the tracer's threads");
+	CHECK(n_sd_init >= 1, "statedump lists init's threads: %u", n_sd_init);
+	CHECK(n_sd_fd >= 3, "statedump lists the tracer's fds: %u", n_sd_fd);
+	/*
+	 * Stream 0 also carries the kernel's recursion misses (events of other
+	 * processes in IRQ context while the recorder ran): reported, not zero.
+	 */
+	for (unsigned int s = 1; s < kernel_channel_nr_streams(ch); s++)
+		CHECK(kernel_channel_discarded(ch, s) == 0, "stream %u discarded %llu", s,
+		      (unsigned long long)kernel_channel_discarded(ch, s));
+	printf("discarded on stream 0 (recursion misses included): %llu\n",
+	       (unsigned long long)kernel_channel_discarded(ch, 0));
+	printf("%zu records, %u tracepoints attached, failures %d\n", sink.n,
+	       kernel_tracer_nr_attached(kt), kt_test_failures);
+
+	kernel_channel_destroy(ch);
+	kernel_tracer_destroy(kt);
+	kt_test_sink_release(&sink);
+	return kt_test_failures ? 1 : 0;
+}
