@@ -191,6 +191,12 @@ void ust_debug_printf(const char *fmt, ...)
 		return;
 }
 
+/*
+ * The daemon protocol's app side (lib/ust/comm.c, see meson.build) starts
+ * from here when it is linked in.
+ */
+extern void ust_comm_init(void) __attribute__((weak));
+
 static void __attribute__((constructor)) ust_init(void)
 {
 	ust_debug_init();
@@ -199,4 +205,6 @@ static void __attribute__((constructor)) ust_init(void)
 	pthread_atfork(NULL, NULL, ust_context_fork_reset);
 	ust_debug("strata-ust: initialized (pid %d, clock %s)\n", (int)getpid(),
 		  ust_clock_default_kind() == UST_CLOCK_TSC ? "tsc" : "monotonic");
+	if (ust_comm_init)
+		ust_comm_init();
 }

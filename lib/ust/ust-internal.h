@@ -75,6 +75,12 @@ struct ust_event {
 
 /* event.c */
 void ust_context_fork_reset(void);
+/*
+ * Defined by the daemon protocol's app side when linked in (weak): called
+ * once from the library constructor. Must return quickly and never block
+ * the app (register asynchronously).
+ */
+void ust_comm_init(void);
 
 /* debug.c: output only with STRATA_UST_DEBUG=1, async-signal-safe write(2). */
 extern int ust_debug_enabled;
