@@ -538,6 +538,72 @@ static void test_corrupted_positions(void **state)
 	rb_channel_destroy(ch);
 }
 
+/*
+ * Apps control every byte of the data and control words: random garbage must
+ * never make the consumer read out of bounds (ASan), hang, or hand out a
+ * packet whose ranges leave its buffer.
+ */
+static void test_random_corruption(void **state)
+{
+	uint32_t seed = 12345, round, outcomes[3] = { 0, 0, 0 };
+	int mode;
+
+	(void)state;
+	for (mode = 0; mode < 2; mode++) {
+		struct rb_channel *ch = make_channel(SB, 4, 1, (enum rb_mode)mode);
+		struct rb_consumer *cons = make_consumer(ch);
+		struct rb_cpu_ctl *ctl = rb_cpu_ctl(ch, 0);
+		uint64_t *data = (uint64_t *)(void *)rb_data_at(ch, 0, 0);
+
+		for (round = 0; round < 3000; round++) {
+			uint64_t c = atomic_load(&ctl->consumed_pos), w, i;
+			struct rb_packet pkt;
+			int r;
+
+			/* Mostly plausible headers (right tag, random state/len/pid). */
+			for (i = 0; i < 4 * SB / 8; i++) {
+				seed = seed * 1103515245u + 12345u;
+				data[i] = (seed & 1) ? rb_hdr_make(seed >> 29, (seed >> 4) & 0x1ff,
+								   seed >> 20, c / (4 * SB)) :
+						       ((uint64_t)seed << 32 | seed);
+			}
+			/* Mostly a plausible write position, sometimes wild. */
+			w = c + ((seed >> 3) % (5 * SB / 8)) * 8;
+			if (round % 7 == 0)
+				w = (uint64_t)seed << 20;
+			atomic_store(&ctl->write_pos, w);
+			if (round % 11 == 0) /* wild consumed_pos, then restored */
+				atomic_store(&ctl->consumed_pos, (uint64_t)seed << 3);
+			else if (mode == RB_MODE_OVERWRITE && round % 5 == 0)
+				atomic_store(&ctl->consumed_pos, c + SB); /* a producer push */
+			r = rb_consumer_read(cons, 0, round & 1 ? RB_READ_FORCE : 0, &pkt);
+			assert_true(r == 0 || r == -EAGAIN || r == -STRATA_ESTREAM);
+			outcomes[r == 0 ? 0 : r == -EAGAIN ? 1 : 2]++;
+			if (r == 0) {
+				assert_true(pkt.size <= SB);
+				assert_true(pkt.nr_records <= SB / 8);
+				for (i = 0; i < pkt.nr_records; i++)
+					assert_true(pkt.rec_end[i] <= pkt.size &&
+						    (!i || pkt.rec_end[i] >= pkt.rec_end[i - 1]));
+			}
+			r = rb_consumer_repair(cons, 0);
+			assert_true(r == 0 || r == -STRATA_ESTREAM);
+			r = rb_consumer_flush(cons, 0, round);
+			assert_true(r == 0 || r == 1 || r == -STRATA_ESTREAM || r == -EAGAIN);
+			/* Producers stay in bounds too, whatever the control words say. */
+			if (write_rec(ch, 0, round, 40) == 0)
+				assert_true(rb_consumer_lost(cons, 0) < UINT64_MAX);
+			if (round % 11 == 0)
+				atomic_store(&ctl->consumed_pos, c);
+		}
+		/* The rounds did reach the record walk, not only the checks. */
+		assert_true(outcomes[0] > 300 && outcomes[1] > 30 && outcomes[2] > 30);
+		memset(outcomes, 0, sizeof(outcomes));
+		rb_consumer_destroy(cons);
+		rb_channel_destroy(ch);
+	}
+}
+
 static void test_attach_and_validation(void **state)
 {
 	struct rb_channel *ch = make_channel(SB, 4, 2, RB_MODE_OVERWRITE);
@@ -649,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_hole),
 		cmocka_unit_test(test_overwrite_hole_repair),
 		cmocka_unit_test(test_corrupted_positions),
+		cmocka_unit_test(test_random_corruption),
 		cmocka_unit_test(test_attach_and_validation),
 		cmocka_unit_test(test_wakeup),
 	};
