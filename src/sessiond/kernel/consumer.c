@@ -43,6 +43,7 @@ struct kt_consumer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint64_t req_seq, done_seq;
+	atomic_ullong wakeups; /* by a ring notification (not the timer or a request) */
 	bool want_statedump, quit;
 	uint8_t ctx_buf[1024];
 	uint8_t out[KT_OUT_MAX];
@@ -217,13 +218,19 @@ static void *kt_consumer_main(void *arg)
 		uint64_t seq;
 		bool sd, quit;
 
+		bool ring = false;
+
 		for (int i = 0; i < n; i++) {
 			uint64_t v;
 
 			if (evs[i].data.fd == c->tfd || evs[i].data.fd == c->evfd)
 				while (read(evs[i].data.fd, &v, sizeof(v)) == sizeof(v))
 					;
+			else
+				ring = true;
 		}
+		if (ring)
+			atomic_fetch_add_explicit(&c->wakeups, 1, memory_order_relaxed);
 		ring_buffer__consume(c->rb);
 
 		pthread_mutex_lock(&c->lock);
@@ -345,6 +352,12 @@ static int kt_consumer_request(struct kernel_channel *ch, bool statedump, bool q
 		pthread_cond_wait(&c->cond, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 	return 0;
+}
+
+uint64_t kt_consumer_wakeups(const struct kernel_channel *ch)
+{
+	return ch->consumer ? atomic_load_explicit(&ch->consumer->wakeups, memory_order_relaxed) :
+			      0;
 }
 
 int kt_consumer_sync(struct kernel_channel *ch, bool statedump)

@@ -110,6 +110,8 @@ int kt_consumer_start(struct kernel_channel *ch);
 /* Deliver all pending records (and the statedump when asked), then return. */
 int kt_consumer_sync(struct kernel_channel *ch, bool statedump);
 void kt_consumer_stop(struct kernel_channel *ch);
+/* Times the consumer was woken by a ring (a feedback loop shows here first). */
+uint64_t kt_consumer_wakeups(const struct kernel_channel *ch);
 
 /* Encode a record's context for channel ch into out; returns bytes written. */
 size_t kt_context_encode(const struct kernel_channel *ch, const struct kr_rec *r,

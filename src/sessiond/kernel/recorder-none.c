@@ -95,3 +95,8 @@ int kt_consumer_sync(struct kernel_channel *ch _unused_, bool statedump _unused_
 void kt_consumer_stop(struct kernel_channel *ch _unused_)
 {
 }
+
+uint64_t kt_consumer_wakeups(const struct kernel_channel *ch _unused_)
+{
+	return 0;
+}

@@ -417,14 +417,17 @@ static int kt_int_cmp(const void *a, const void *b)
 
 /*
  * Detaching a perf-based tracepoint link takes ~130 ms in the kernel,
- * serialized. Give the links to a grandchild that closes them in the
- * background, so neither the caller nor its exit waits for the kernel.
+ * serialized: ~2300 links take minutes. Hand the links to a grandchild that
+ * closes them in the background, so neither the caller nor its exit waits.
+ * The reaper must hold the last reference: it waits for EOF on a pipe, which
+ * comes once the caller has closed its own copies.
  */
 void kt_rec_detach_all(struct kernel_tracer *kt)
 {
-	size_t n = 0, cap = kt->tps.n + 2;
+	size_t n = 0, cap = kt->tps.n + 3;
 	int *keep = malloc(cap * sizeof(*keep));
-	pid_t child;
+	int sync[2] = { -1, -1 };
+	pid_t child = -1;
 
 	for (size_t i = 0; keep && i < kt->tps.n; i++)
 		if (kt->tp_link[i] >= 0)
@@ -432,35 +435,43 @@ void kt_rec_detach_all(struct kernel_tracer *kt)
 	for (int i = 0; keep && i < 2; i++)
 		if (kt->sc_link[i] >= 0)
 			keep[n++] = kt->sc_link[i];
-	if (keep)
-		qsort(keep, n, sizeof(*keep), kt_int_cmp);
-	if (keep && n > 8) {
+	if (keep && n > 4 && !pipe2(sync, O_CLOEXEC)) {
+		keep[n] = sync[0];
+		qsort(keep, n + 1, sizeof(*keep), kt_int_cmp);
 		child = fork();
 		if (child == 0) {
 			/* Only async-signal-safe calls from here on. */
+			unsigned int from = 0;
+			char c;
+
 			if (fork() != 0)
 				_exit(0);
-			unsigned int from = 0;
-
 			setsid();
-			/* Drop everything else (sockets, the caller's pipes) first. */
-			for (size_t k = 0; k < n; k++) {
+			/* Keep the links and the pipe's read end; drop the rest (sockets, pipes). */
+			for (size_t k = 0; k <= n; k++) {
 				if ((unsigned int)keep[k] > from)
 					syscall(__NR_close_range, from, (unsigned int)keep[k] - 1,
 						0);
 				from = (unsigned int)keep[k] + 1;
 			}
 			syscall(__NR_close_range, from, ~0U, 0);
-			for (size_t k = 0; k < n; k++)
-				close(keep[k]);
-			_exit(0);
+			while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0); /* the kernel releases the links, slowly, here */
 		}
 		if (child > 0)
 			waitpid(child, NULL, 0);
+		close(sync[0]);
 	}
-	/* Our copies: cheap when the reaper holds a reference, slow otherwise. */
-	for (size_t k = 0; keep && k < n; k++)
-		close(keep[k]);
+	/* Cheap when the reaper holds a reference; the slow path when fork failed. */
+	for (size_t i = 0; i < kt->tps.n; i++)
+		if (kt->tp_link[i] >= 0)
+			close(kt->tp_link[i]);
+	for (int i = 0; i < 2; i++)
+		if (kt->sc_link[i] >= 0)
+			close(kt->sc_link[i]);
+	if (sync[1] >= 0)
+		close(sync[1]);
 	free(keep);
 	for (size_t i = 0; i < kt->tps.n; i++)
 		kt->tp_link[i] = -1;
