@@ -27,6 +27,7 @@
 #include "strata-config.h"
 #include "sessiond/app.h"
 #include "sessiond/sessiond.h"
+#include "sessiond/trace.h"
 #include "common/cleanup.h"
 #include "common/log.h"
 #include "common/common.h"
@@ -192,15 +193,6 @@ static int setup_signals(struct sd_daemon *d)
 	return sd_watch_add(d, &d->signals, EPOLLIN);
 }
 
-static int list_tracepoints(struct sd_state *st, uint8_t domain, struct ipc_reply *rep)
-{
-	struct sd_daemon *d = st->priv;
-
-	if (domain == IPC_DOMAIN_UST)
-		return sd_app_list_tracepoints(d, rep);
-	return -ENOTSUP;
-}
-
 /*
  * --daemonize: fork twice (the daemon is no session leader and is reparented),
  * and keep the first parent waiting on a pipe until the daemon reports that
@@ -314,7 +306,7 @@ int main(int argc, char **argv)
 	}
 	sd_state_init(&d.state, home);
 	d.state.priv = &d;
-	d.state.hooks.list_tracepoints = list_tracepoints;
+	sd_trace_init(&d);
 
 	if (prepare_rundir(&d) < 0)
 		goto out;
@@ -369,6 +361,7 @@ out:
 	sd_state_release(&d.state);
 	sd_app_release(&d);
 	sd_control_release(&d);
+	sd_trace_release(&d);
 	if (lock_fd >= 0) {
 		/* Ours to remove: the lock proves no other daemon uses them. */
 		snprintf(path, sizeof(path), "%s/%s", d.rundir, STRATA_CONTROL_SOCK_NAME);

@@ -48,6 +48,7 @@ struct sd_daemon {
 	uint32_t nr_apps;
 	struct sd_app *apps;
 	uint32_t next_app_id;
+	void *kernel; /* trace-kernel.c: the eBPF tracer, created on first use */
 };
 
 int sd_watch_add(struct sd_daemon *d, struct sd_watch *w, uint32_t events);

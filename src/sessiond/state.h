@@ -78,7 +78,8 @@ struct sd_session {
 	uint64_t id;
 	struct sd_domain ust;
 	struct sd_domain kernel;
-	void *priv; /* the tracing side's per-session data (trace.c) */
+	void *kernel_priv; /* the tracing side's per-session data (trace*.c) */
+	void *ust_priv;
 };
 
 struct sd_state;

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracing side of strata-sessiond: what happens to buffers, apps and
+ * trace files when sessions start, stop and go away. trace.c installs the
+ * model's hooks and dispatches them to the domains:
+ *
+ *   trace-kernel.c  the kernel domain (src/sessiond/kernel, eBPF): channels
+ *                   created at the first start, records written as CTF
+ *                   packets into <output>/kernel/<channel>_<stream>.
+ */
+#ifndef STRATA_SESSIOND_TRACE_H
+#define STRATA_SESSIOND_TRACE_H
+
+#include "sessiond/sessiond.h"
+
+/* Install the hooks into d->state. Returns 0 or -errno. */
+int sd_trace_init(struct sd_daemon *d);
+/* After every session is gone. */
+void sd_trace_release(struct sd_daemon *d);
+
+/* trace-kernel.c: the same contracts as struct sd_hooks. */
+int sdk_check(struct sd_daemon *d, char *msg);
+int sdk_session_start(struct sd_daemon *d, struct sd_session *s, char *msg);
+int sdk_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg);
+void sdk_session_destroy(struct sd_daemon *d, struct sd_session *s);
+void sdk_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c,
+		       struct sd_event *e);
+int sdk_list(struct sd_daemon *d, struct ipc_reply *rep);
+void sdk_release(struct sd_daemon *d);
+
+#endif
