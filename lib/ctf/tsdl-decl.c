@@ -1536,7 +1536,7 @@ int tsdl_parse_declaration(struct tsdl_parser *p, enum tsdl_decl_ctx ctx,
 		return parse_typealias(p);
 	if (is_kw(p, TSDL_KW_TYPEDEF))
 		return parse_typedef(p);
-	ret = tsdl_parse_type_spec(p, ctx != TSDL_CTX_ROOT, &base);
+	ret = tsdl_parse_type_spec(p, true, &base);
 	if (ret)
 		return ret;
 	if (tsdl_is_punct(p, TSDL_P_SEMI)) {

@@ -106,13 +106,15 @@ struct tsdl_token {
 	uint8_t kw; /* enum tsdl_kw */
 	uint32_t line;
 	uint32_t len; /* IDENT/STRING: bytes in str (STRING may hold NULs) */
-	const char *str; /* IDENT/STRING: NUL-terminated, in the lexer arena */
-	uint64_t u; /* INT */
+	union {
+		const char *str; /* IDENT/STRING: NUL-terminated, in the lexer arena */
+		uint64_t u; /* INT */
+	};
 };
 
 struct tsdl_lexer {
 	struct tsdl_token *tok;
-	size_t n_tok, cap_tok;
+	size_t n_tok, cap_tok, cap_hint;
 	char *arena; /* decoded identifiers and strings */
 };
 

@@ -97,8 +97,12 @@ static int hexval(unsigned char c)
 
 static enum tsdl_kw keyword_of(const char *s, size_t n)
 {
+	/* Keywords are 3..14 characters and start with a letter in [_a-v]. */
+	if (n < 3 || n > 14 || !((s[0] >= 'a' && s[0] <= 'v') || s[0] == '_'))
+		return TSDL_KW_NONE;
 	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (strlen(keywords[i].name) == n && memcmp(keywords[i].name, s, n) == 0)
+		if (keywords[i].name[0] == s[0] && strlen(keywords[i].name) == n &&
+		    memcmp(keywords[i].name, s, n) == 0)
 			return keywords[i].kw;
 	return TSDL_KW_NONE;
 }
@@ -108,7 +112,7 @@ static struct tsdl_token *push(struct tsdl_lexer *lx, unsigned line)
 	struct tsdl_token *t;
 
 	if (lx->n_tok == lx->cap_tok) {
-		size_t cap = lx->cap_tok ? lx->cap_tok * 2 : 256;
+		size_t cap = lx->cap_tok ? lx->cap_tok * 2 : lx->cap_hint;
 		struct tsdl_token *n = realloc(lx->tok, cap * sizeof(*n));
 
 		if (!n)
@@ -269,6 +273,8 @@ int tsdl_lex(struct tsdl_lexer *lx, const char *s, size_t len, struct ctf_parse_
 	lx->arena = malloc(len + 1);
 	if (!lx->arena)
 		return -ENOMEM;
+	/* LTTng metadata has about one token per 3.5 bytes. */
+	lx->cap_hint = len / 3 + 64;
 
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];

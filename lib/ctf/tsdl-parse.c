@@ -507,10 +507,13 @@ static int parse_clock(struct tsdl_parser *p)
 	if (!ret) {
 		/* babeltrace2: move whole seconds out of `offset`, 0 <= offset < freq. */
 		secs = c.offset_cycles / c.freq;
-		if (secs > INT64_MAX || (c.offset_s > 0 && (int64_t)secs > INT64_MAX - c.offset_s))
+		if (secs > INT64_MAX ||
+		    (c.offset_s > 0 && (int64_t)secs > INT64_MAX - c.offset_s)) {
 			ret = tsdl_error(p->err, line, "clock offset out of range");
-		c.offset_s += (int64_t)secs;
-		c.offset_cycles -= secs * c.freq;
+		} else {
+			c.offset_s += (int64_t)secs;
+			c.offset_cycles -= secs * c.freq;
+		}
 	}
 	if (!ret) {
 		ret = grow((void **)&tc->clocks, &p->cap_clocks, tc->n_clocks, sizeof(c),
@@ -757,7 +760,8 @@ static int distribute_events(struct tsdl_parser *p)
 	struct ctf_trace_class *tc = p->tc;
 	size_t i = 0;
 
-	qsort(p->events, p->n_events, sizeof(*p->events), cmp_event);
+	if (p->n_events)
+		qsort(p->events, p->n_events, sizeof(*p->events), cmp_event);
 	for (size_t k = 1; k < p->n_events; k++) {
 		if (p->events[k]->stream_class_id == p->events[k - 1]->stream_class_id &&
 		    p->events[k]->id == p->events[k - 1]->id)
