@@ -230,7 +230,7 @@ static int event_decode(struct ctf_stream *s, int64_t last_ns)
 	struct ctf_dec d = { 0 };
 	uint32_t idx[CTF_SCOPE_COUNT];
 	bool present[CTF_SCOPE_COUNT] = { false };
-	uint64_t id, start = s->pos;
+	uint64_t id, cycles, start = s->pos;
 	int r;
 
 	d.base = f->map + s->pkt_off;
@@ -253,6 +253,12 @@ static int event_decode(struct ctf_stream *s, int64_t last_ns)
 			return dec_error(s, &d, r);
 		present[CTF_SCOPE_EVENT_HEADER] = true;
 	}
+	/*
+	 * babeltrace2 creates the event message right after the header: clock
+	 * fields of the contexts and payload only move the clock for the events
+	 * that follow.
+	 */
+	cycles = s->clock;
 	if (!meaning(&d, CTF_MEANING_EVENT_ID, &id))
 		id = scd->sc->n_events == 1 ? scd->sc->events[0]->id : 0;
 	ecd = ctf_sc_dec_ec(scd, id);
@@ -295,12 +301,12 @@ static int event_decode(struct ctf_stream *s, int64_t last_ns)
 		s->ev.scope[sc] = present[sc] ? &s->ev_vals.v[idx[sc]] : NULL;
 	s->ev.has_clock = scd->sc->default_clock >= 0;
 	if (s->ev.has_clock) {
-		s->ev.cycles = s->clock;
-		if (!ctf_clock_to_ns(s->rt->td, scd->sc->default_clock, s->clock, &s->ev.ns))
+		s->ev.cycles = cycles;
+		if (!ctf_clock_to_ns(s->rt->td, scd->sc->default_clock, cycles, &s->ev.ns))
 			return stream_err(s, -STRATA_ECLOCK, s->pkt_off + start / 8,
 					  "clock value %" PRIu64
 					  " cannot be converted to nanoseconds from origin",
-					  s->clock);
+					  cycles);
 		s->key_ns = s->ev.ns;
 	} else {
 		s->ev.cycles = 0;

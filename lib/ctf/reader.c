@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public reader API (<strata/ctf.h>): open traces, merge their streams,
+ * and look into decoded events.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strata/ctf.h>
+#include <strata/error.h>
+
+#include "ctf/merge.h"
+#include "ctf/stream.h"
+#include "common/common.h"
+
+struct strata_ctf_reader {
+	struct ctf_reader_trace **traces;
+	size_t n_traces;
+	struct ctf_stream **streams;
+	size_t n_streams;
+	struct ctf_merge merge;
+	struct ctf_stream *last; /* its head message was returned last */
+	int64_t last_ns;
+	bool started, failed;
+	char err[1024];
+};
+
+static void trace_destroy(struct ctf_reader_trace *rt)
+{
+	if (!rt)
+		return;
+	ctf_trace_dec_destroy(rt->td);
+	ctf_trace_class_destroy(rt->t.tc);
+	free(rt->t.path);
+	free(rt->t.name);
+	free(rt);
+}
+
+void strata_ctf_reader_destroy(struct strata_ctf_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_streams; i++) {
+		ctf_stream_release(r->streams[i]);
+		free(r->streams[i]);
+	}
+	free(r->streams);
+	for (size_t i = 0; i < r->n_traces; i++)
+		trace_destroy(r->traces[i]);
+	free(r->traces);
+	ctf_merge_release(&r->merge);
+	free(r);
+}
+
+/* babeltrace2 treats LTTng's (and here strata's) monotonic clock as absolute. */
+static void setup_clocks(struct ctf_trace_class *tc, const struct strata_ctf_reader_options *o)
+{
+	const struct ctf_env_entry *tn = ctf_trace_class_env(tc, "tracer_name");
+	bool lttng = tn && !tn->is_int && tn->sval &&
+		     (strncmp(tn->sval, "lttng", 5) == 0 || strcmp(tn->sval, "strata") == 0);
+
+	for (size_t i = 0; i < tc->n_clocks; i++) {
+		struct ctf_clock_class *cc = &tc->clocks[i];
+
+		/*
+		 * babeltrace2 offsets the clocks the metadata declares, not the
+		 * implicit 1 GHz `default` clock the parser adds for unmapped
+		 * timestamp fields (recognized by its exact shape).
+		 */
+		bool implicit = cc->name && strcmp(cc->name, "default") == 0 &&
+				cc->freq == UINT64_C(1000000000) && cc->offset_s == 0 &&
+				cc->offset_cycles == 0 && !cc->has_uuid && !cc->description;
+
+		if (o && !implicit)
+			ctf_clock_apply_offset(cc, o->clock_offset_s, o->clock_offset_ns);
+		if ((o && o->force_correlate) ||
+		    (lttng && cc->name && strcmp(cc->name, "monotonic") == 0))
+			cc->absolute = true;
+	}
+}
+
+/* A parsed trace before traces sharing a UUID are merged. */
+struct parsed {
+	struct ctf_trace_class *tc;
+	const struct ctf_found_trace *f;
+	bool used;
+};
+
+static int parse_trace(struct strata_ctf_reader *r, const struct ctf_found_trace *f,
+		       const struct strata_ctf_reader_options *opts, struct ctf_trace_class **ret)
+{
+	struct ctf_parse_error perr = { 0 };
+	char *meta, *text = NULL;
+	size_t len = 0, ml = strlen(f->dir) + sizeof("/metadata");
+	int ret_code;
+
+	meta = malloc(ml);
+	if (!meta)
+		return -ENOMEM;
+	snprintf(meta, ml, "%s/metadata", f->dir);
+	ret_code = ctf_metadata_read(meta, &text, &len, &perr);
+	if (ret_code < 0) {
+		snprintf(r->err, sizeof(r->err), "Failed to read metadata '%.700s': %s", meta,
+			 perr.msg[0] ? perr.msg : strata_strerror(ret_code));
+		goto out;
+	}
+	ret_code = ctf_metadata_parse(text, len, ret, &perr);
+	if (ret_code < 0) {
+		if (perr.line)
+			snprintf(r->err, sizeof(r->err), "%.700s:%u: %s", meta, perr.line,
+				 perr.msg[0] ? perr.msg : strata_strerror(ret_code));
+		else
+			snprintf(r->err, sizeof(r->err), "%.700s: %s", meta,
+				 perr.msg[0] ? perr.msg : strata_strerror(ret_code));
+		goto out;
+	}
+	setup_clocks(*ret, opts);
+out:
+	free(meta);
+	free(text);
+	return ret_code;
+}
+
+static size_t class_count(const struct ctf_trace_class *tc)
+{
+	size_t n = tc->n_streams;
+
+	for (size_t i = 0; i < tc->n_streams; i++)
+		n += tc->streams[i]->n_events;
+	return n;
+}
+
+/*
+ * Traces sharing a UUID (rotation chunks, snapshots) are one trace for
+ * babeltrace2: the metadata with the most classes wins, streams with the
+ * same instance id are joined across directories, and the trace name has
+ * no path suffix.
+ */
+static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, size_t first)
+{
+	struct ctf_reader_trace *rt, **nt;
+	char **dirs = NULL;
+	size_t n_dirs = 0, winner = first;
+	int ret = -ENOMEM;
+
+	nt = realloc(r->traces, (r->n_traces + 1) * sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	r->traces = nt;
+	rt = calloc(1, sizeof(*rt));
+	dirs = calloc(n, sizeof(*dirs));
+	if (!rt || !dirs) {
+		free(rt);
+		free(dirs);
+		return -ENOMEM;
+	}
+	nt[r->n_traces++] = rt;
+	for (size_t i = first; i < n; i++) {
+		if (p[i].used)
+			continue;
+		if (i != first && (!p[first].tc->has_uuid || !p[i].tc->has_uuid ||
+				   memcmp(p[first].tc->uuid, p[i].tc->uuid, 16) != 0))
+			continue;
+		p[i].used = true;
+		dirs[n_dirs++] = p[i].f->dir;
+		if (class_count(p[i].tc) > class_count(p[winner].tc))
+			winner = i;
+	}
+	rt->t.tc = p[winner].tc;
+	p[winner].tc = NULL;
+	rt->t.path = strdup(p[first].f->dir);
+	rt->t.name = ctf_trace_name_make(rt->t.tc, n_dirs > 1 ? NULL : p[first].f->name_suffix);
+	if (!rt->t.path || !rt->t.name)
+		goto out;
+	{
+		char tmp[256] = "";
+
+		ret = ctf_trace_dec_create(rt->t.tc, &rt->td, tmp, sizeof(tmp));
+		if (ret < 0) {
+			snprintf(r->err, sizeof(r->err), "%.700s/metadata: %s", rt->t.path,
+				 ret == -ENOMEM ? strata_strerror(ret) : tmp);
+			goto out;
+		}
+	}
+	ret = ctf_trace_open_streams(rt, dirs, n_dirs, &r->streams, &r->n_streams, r->err,
+				     sizeof(r->err));
+out:
+	free(dirs);
+	return ret;
+}
+
+static void free_parsed(struct parsed *p, size_t n)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < n; i++)
+		ctf_trace_class_destroy(p[i].tc);
+	free(p);
+}
+
+int strata_ctf_reader_create(const char *const *paths, unsigned n_paths,
+			     const struct strata_ctf_reader_options *opts,
+			     struct strata_ctf_reader **ret_reader, char **ret_errmsg)
+{
+	struct strata_ctf_reader *r = calloc(1, sizeof(*r));
+	struct ctf_found_trace *found = NULL;
+	struct parsed *parsed = NULL;
+	size_t n_found = 0;
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	ret = ctf_discover_traces(paths, n_paths, &found, &n_found);
+	if (ret < 0) {
+		snprintf(r->err, sizeof(r->err), "Failed to search for traces: %s",
+			 strata_strerror(ret));
+		goto err;
+	}
+	if (n_found == 0) {
+		ret = -STRATA_ENOTRACE;
+		snprintf(r->err, sizeof(r->err), "No CTF trace found at or below '%s'",
+			 n_paths ? paths[0] : "");
+		goto err;
+	}
+	parsed = calloc(n_found, sizeof(*parsed));
+	if (!parsed) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (size_t i = 0; i < n_found; i++) {
+		parsed[i].f = &found[i];
+		ret = parse_trace(r, &found[i], opts, &parsed[i].tc);
+		if (ret < 0)
+			goto err;
+	}
+	for (size_t i = 0; i < n_found; i++) {
+		if (parsed[i].used)
+			continue;
+		ret = open_group(r, parsed, n_found, i);
+		if (ret < 0)
+			goto err;
+	}
+	free_parsed(parsed, n_found);
+	parsed = NULL;
+	for (size_t i = 0; i < r->n_streams; i++) {
+		r->streams[i]->index = (unsigned)i;
+		r->streams[i]->err = r->err;
+		r->streams[i]->errlen = sizeof(r->err);
+	}
+	ctf_found_traces_free(found, n_found);
+	r->last_ns = INT64_MIN;
+	*ret_reader = r;
+	return 0;
+err:
+	if (ret_errmsg)
+		*ret_errmsg = strdup(r->err[0] ? r->err : strata_strerror(ret));
+	free_parsed(parsed, n_found);
+	ctf_found_traces_free(found, n_found);
+	strata_ctf_reader_destroy(r);
+	return ret;
+}
+
+enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
+					      struct strata_ctf_msg *msg)
+{
+	struct ctf_stream *top;
+	int ret;
+
+	if (r->failed)
+		return STRATA_CTF_ERROR;
+	if (!r->started) {
+		r->started = true;
+		for (size_t i = 0; i < r->n_streams; i++) {
+			ret = ctf_stream_next(r->streams[i], r->last_ns);
+			if (ret == 1)
+				ret = ctf_merge_push(&r->merge, r->streams[i]);
+			if (ret == -ENOMEM)
+				snprintf(r->err, sizeof(r->err), "Out of memory");
+			if (ret < 0)
+				goto fail;
+		}
+	} else if (r->last) {
+		ret = ctf_stream_next(r->last, r->last_ns);
+		if (ret < 0)
+			goto fail;
+		if (ret == 0)
+			ctf_merge_pop(&r->merge);
+		else
+			ctf_merge_top_changed(&r->merge);
+		r->last = NULL;
+	}
+	top = ctf_merge_top(&r->merge);
+	if (!top)
+		return STRATA_CTF_END;
+	*msg = top->msg;
+	r->last = top;
+	r->last_ns = top->key_ns;
+	return STRATA_CTF_OK;
+fail:
+	r->failed = true;
+	return STRATA_CTF_ERROR;
+}
+
+const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *r)
+{
+	return r->err;
+}
+
+unsigned strata_ctf_reader_trace_count(const struct strata_ctf_reader *r)
+{
+	return (unsigned)r->n_traces;
+}
+
+/* --- events --------------------------------------------------------------- */
+
+bool strata_ctf_event_has_clock(const struct strata_ctf_event *ev)
+{
+	return ev->has_clock;
+}
+
+uint64_t strata_ctf_event_cycles(const struct strata_ctf_event *ev)
+{
+	return ev->cycles;
+}
+
+int64_t strata_ctf_event_ns(const struct strata_ctf_event *ev)
+{
+	return ev->ns;
+}
+
+const char *strata_ctf_event_name(const struct strata_ctf_event *ev)
+{
+	return ev->ec->name;
+}
+
+uint64_t strata_ctf_event_class_id(const struct strata_ctf_event *ev)
+{
+	return ev->ec->id;
+}
+
+bool strata_ctf_event_env_str(const struct strata_ctf_event *ev, const char *key, const char **ret)
+{
+	const struct ctf_env_entry *e = ctf_trace_class_env(ev->trace->tc, key);
+
+	if (!e || e->is_int || !e->sval)
+		return false;
+	*ret = e->sval;
+	return true;
+}
+
+bool strata_ctf_event_env_int(const struct strata_ctf_event *ev, const char *key, int64_t *ret)
+{
+	const struct ctf_env_entry *e = ctf_trace_class_env(ev->trace->tc, key);
+
+	if (!e || !e->is_int)
+		return false;
+	*ret = e->ival;
+	return true;
+}
+
+/* A top-level member of the scopes, searched payload first. */
+static const struct ctf_value *find_field(const struct strata_ctf_event *ev, const char *name)
+{
+	static const enum ctf_scope order[] = {
+		CTF_SCOPE_EVENT_PAYLOAD,
+		CTF_SCOPE_EVENT_CONTEXT,
+		CTF_SCOPE_STREAM_EVENT_CONTEXT,
+		CTF_SCOPE_PACKET_CONTEXT,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		const struct ctf_value *root = ev->scope[order[i]], *c;
+
+		if (!root || root->type->kind != CTF_TYPE_STRUCT)
+			continue;
+		c = root + 1;
+		for (size_t f = 0; f < root->type->structure.n_fields; f++) {
+			if (strcmp(root->type->structure.fields[f].name, name) == 0)
+				return c;
+			c += c->nsub + 1;
+		}
+	}
+	return NULL;
+}
+
+bool strata_ctf_event_field_int(const struct strata_ctf_event *ev, const char *name, int64_t *ret)
+{
+	const struct ctf_value *v = find_field(ev, name);
+
+	if (!v || (v->type->kind != CTF_TYPE_INT && v->type->kind != CTF_TYPE_ENUM))
+		return false;
+	*ret = v->s;
+	return true;
+}
+
+bool strata_ctf_event_field_str(const struct strata_ctf_event *ev, const char *name,
+				const char **ret, uint32_t *ret_len)
+{
+	const struct ctf_value *v = find_field(ev, name);
+	const struct ctf_type *t;
+
+	if (!v)
+		return false;
+	t = v->type;
+	if (t->kind != CTF_TYPE_STRING && !(t->kind == CTF_TYPE_ARRAY && t->array.is_text) &&
+	    !(t->kind == CTF_TYPE_SEQUENCE && t->sequence.is_text))
+		return false;
+	*ret = v->str.ptr;
+	*ret_len = v->str.len;
+	return true;
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader API tests on the committed trace corpus (tests/traces/): both
+ * byte orders decode to the same values, merges are time-ordered,
+ * discarded-event accounting on real LTTng traces, and every malformed
+ * trace fails cleanly with the file and offset named.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <strata/ctf.h>
+#include <strata/error.h>
+
+#include "ctf/reader-internal.h"
+#include "common/common.h"
+
+static char traces[1024];
+
+static const char *trace_path(const char *rel, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", traces, rel);
+	return buf;
+}
+
+static struct strata_ctf_reader *open_one(const char *rel)
+{
+	struct strata_ctf_reader *r = NULL;
+	char buf[1200];
+	const char *p = trace_path(rel, buf, sizeof(buf));
+	char *err = NULL;
+	int ret = strata_ctf_reader_create(&p, 1, NULL, &r, &err);
+
+	if (ret < 0)
+		fail_msg("cannot open %s: %s", p, err ? err : "?");
+	return r;
+}
+
+static void values_equal(const struct ctf_value *a, const struct ctf_value *b)
+{
+	uint32_t n;
+
+	assert_int_equal(a->nsub, b->nsub);
+	n = a->nsub + 1;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ctf_type *t = a[i].type;
+
+		assert_int_equal(t->kind, b[i].type->kind);
+		switch (t->kind) {
+		case CTF_TYPE_INT:
+		case CTF_TYPE_ENUM:
+			assert_true(a[i].u == b[i].u);
+			break;
+		case CTF_TYPE_FLOAT:
+			if (!(isnan(a[i].d) && isnan(b[i].d)))
+				assert_memory_equal(&a[i].d, &b[i].d, sizeof(double));
+			break;
+		case CTF_TYPE_STRING:
+			assert_int_equal(a[i].str.len, b[i].str.len);
+			assert_memory_equal(a[i].str.ptr, b[i].str.ptr, a[i].str.len);
+			break;
+		case CTF_TYPE_ARRAY:
+		case CTF_TYPE_SEQUENCE:
+			if ((t->kind == CTF_TYPE_ARRAY && t->array.is_text) ||
+			    (t->kind == CTF_TYPE_SEQUENCE && t->sequence.is_text)) {
+				assert_int_equal(a[i].str.len, b[i].str.len);
+				assert_memory_equal(a[i].str.ptr, b[i].str.ptr, a[i].str.len);
+			} else {
+				assert_true(a[i].count == b[i].count);
+			}
+			break;
+		case CTF_TYPE_VARIANT:
+			assert_int_equal(a[i].option, b[i].option);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void test_types_le_be_same(void **state)
+{
+	struct strata_ctf_reader *le = open_one("gen/types-le"), *be = open_one("gen/types-be");
+	struct strata_ctf_msg ml, mb;
+	unsigned events = 0;
+
+	(void)state;
+	for (;;) {
+		enum strata_ctf_status sl = strata_ctf_reader_next(le, &ml);
+		enum strata_ctf_status sb = strata_ctf_reader_next(be, &mb);
+
+		if (sl == STRATA_CTF_ERROR)
+			fail_msg("LE: %s", strata_ctf_reader_last_error(le));
+		if (sb == STRATA_CTF_ERROR)
+			fail_msg("BE: %s", strata_ctf_reader_last_error(be));
+		assert_int_equal(sl, sb);
+		if (sl == STRATA_CTF_END)
+			break;
+		assert_int_equal(ml.type, mb.type);
+		if (ml.type != STRATA_CTF_MSG_EVENT)
+			continue;
+		events++;
+		assert_string_equal(strata_ctf_event_name(ml.event),
+				    strata_ctf_event_name(mb.event));
+		assert_int_equal(strata_ctf_event_ns(ml.event), strata_ctf_event_ns(mb.event));
+		for (int s = CTF_SCOPE_PACKET_CONTEXT; s < CTF_SCOPE_COUNT; s++) {
+			if (s == CTF_SCOPE_EVENT_HEADER)
+				continue;
+			assert_true(!ml.event->scope[s] == !mb.event->scope[s]);
+			if (ml.event->scope[s])
+				values_equal(ml.event->scope[s], mb.event->scope[s]);
+		}
+	}
+	assert_true(events > 5);
+	strata_ctf_reader_destroy(le);
+	strata_ctf_reader_destroy(be);
+}
+
+/* Every trace of the corpus reads to the end with non-decreasing times. */
+static void read_all(const char *rel, unsigned *ret_events, uint64_t *ret_disc_events,
+		     uint64_t *ret_disc_packets, unsigned *ret_may)
+{
+	struct strata_ctf_reader *r = open_one(rel);
+	struct strata_ctf_msg m;
+	enum strata_ctf_status st;
+	int64_t last = INT64_MIN;
+
+	*ret_events = 0;
+	*ret_disc_events = *ret_disc_packets = 0;
+	*ret_may = 0;
+	while ((st = strata_ctf_reader_next(r, &m)) == STRATA_CTF_OK) {
+		if (m.type == STRATA_CTF_MSG_EVENT) {
+			(*ret_events)++;
+			if (strata_ctf_event_has_clock(m.event)) {
+				assert_true(strata_ctf_event_ns(m.event) >= last);
+				last = strata_ctf_event_ns(m.event);
+			}
+		} else if (m.type == STRATA_CTF_MSG_DISCARDED_EVENTS) {
+			if (m.discarded.count)
+				*ret_disc_events += m.discarded.count;
+			else
+				(*ret_may)++;
+			assert_non_null(m.discarded.stream_path);
+			assert_true(m.discarded.stream_path[0] == '/');
+		} else {
+			*ret_disc_packets += m.discarded.count;
+		}
+	}
+	if (st != STRATA_CTF_END)
+		fail_msg("%s: %s", rel, strata_ctf_reader_last_error(r));
+	strata_ctf_reader_destroy(r);
+}
+
+static void test_corpus_reads(void **state)
+{
+	static const char *const all[] = {
+		"gen/types-le",	     "gen/types-be",   "gen/compact-wrap",   "gen/clock-neg",
+		"gen/clock-odd",     "gen/noclock",    "gen/implicit-clock", "gen/minimal",
+		"gen/packetized-be", "gen/multi-sc",   "gen/merge",	     "gen/nohost",
+		"lttng/uid-ctx",     "lttng/pid-two",  "lttng/discard",	     "lttng/lost-packet",
+		"lttng/may-discard", "lttng/snapshot", "lttng/multichan",    "lttng/rotation",
+	};
+	unsigned ev, may;
+	uint64_t de, dp;
+	char buf[1200];
+	struct stat st;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		if (stat(trace_path(all[i], buf, sizeof(buf)), &st) < 0)
+			continue; /* not generated in this checkout */
+		read_all(all[i], &ev, &de, &dp, &may);
+		assert_true(ev > 0);
+		if (strcmp(all[i], "lttng/discard") == 0)
+			assert_true(de > 0);
+		if (strcmp(all[i], "lttng/lost-packet") == 0)
+			assert_true(dp > 0);
+		if (strcmp(all[i], "lttng/may-discard") == 0)
+			assert_true(may > 0);
+	}
+}
+
+static void test_field_lookup(void **state)
+{
+	struct strata_ctf_reader *r = open_one("lttng/uid-ctx");
+	struct strata_ctf_msg m;
+	const char *s;
+	uint32_t len;
+	int64_t v;
+	bool seen = false;
+
+	(void)state;
+	while (strata_ctf_reader_next(r, &m) == STRATA_CTF_OK) {
+		if (m.type != STRATA_CTF_MSG_EVENT)
+			continue;
+		assert_true(strata_ctf_event_field_int(m.event, "vpid", &v));
+		assert_true(v > 0);
+		assert_true(strata_ctf_event_field_int(m.event, "cpu_id", &v));
+		assert_true(strata_ctf_event_field_str(m.event, "procname", &s, &len));
+		assert_true(len > 0 && len < 17);
+		assert_false(strata_ctf_event_field_str(m.event, "vpid", &s, &len));
+		assert_false(strata_ctf_event_field_int(m.event, "no_such_field", &v));
+		assert_true(strata_ctf_event_env_str(m.event, "hostname", &s));
+		assert_true(strata_ctf_event_env_int(m.event, "tracer_major", &v));
+		assert_int_equal(v, 2);
+		if (strcmp(strata_ctf_event_name(m.event), "rtest:ints") == 0) {
+			assert_true(strata_ctf_event_field_int(m.event, "s8", &v));
+			seen = true;
+		}
+	}
+	assert_true(seen);
+	assert_int_equal(strata_ctf_reader_trace_count(r), 1);
+	strata_ctf_reader_destroy(r);
+}
+
+static void expect_bad(const char *rel, const char *what)
+{
+	struct strata_ctf_reader *r = NULL;
+	struct strata_ctf_msg m;
+	enum strata_ctf_status st;
+	char buf[1200];
+	const char *p = trace_path(rel, buf, sizeof(buf));
+	char *err = NULL;
+	const char *msg;
+	int ret = strata_ctf_reader_create(&p, 1, NULL, &r, &err);
+
+	if (ret < 0) {
+		msg = err;
+	} else {
+		while ((st = strata_ctf_reader_next(r, &m)) == STRATA_CTF_OK)
+			;
+		assert_int_equal(st, STRATA_CTF_ERROR);
+		msg = strata_ctf_reader_last_error(r);
+	}
+	if (!msg || !strstr(msg, rel) || !strstr(msg, what))
+		fail_msg("%s: unexpected error: %s", rel, msg ? msg : "(null)");
+	free(err);
+	strata_ctf_reader_destroy(r);
+}
+
+static void test_bad_traces(void **state)
+{
+	(void)state;
+	expect_bad("bad/truncated", "byte offset");
+	expect_bad("bad/content-gt-packet", "larger than packet size");
+	expect_bad("bad/packet-beyond-file", "past the end of the file");
+	expect_bad("bad/bad-magic", "bad packet magic");
+	expect_bad("bad/unknown-event-id", "unknown event class id 99");
+	expect_bad("bad/metadata-syntax", "metadata");
+}
+
+static void test_no_trace(void **state)
+{
+	char dir[] = "/tmp/strata-no-trace-XXXXXX";
+	const char *p = dir;
+	struct strata_ctf_reader *r = NULL;
+	char *err = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(strata_ctf_reader_create(&p, 1, NULL, &r, &err), -STRATA_ENOTRACE);
+	assert_null(r);
+	assert_non_null(err);
+	assert_non_null(strstr(err, dir));
+	free(err);
+	rmdir(dir);
+}
+
+/* --clock-offset-ns moves every time by the same amount. */
+static void test_clock_offset_option(void **state)
+{
+	struct strata_ctf_reader_options o = { .clock_offset_s = 1, .clock_offset_ns = -250 };
+	struct strata_ctf_reader *a = open_one("gen/compact-wrap"), *b = NULL;
+	struct strata_ctf_msg ma, mb;
+	char buf[1200];
+	const char *p = trace_path("gen/compact-wrap", buf, sizeof(buf));
+
+	(void)state;
+	assert_int_equal(strata_ctf_reader_create(&p, 1, &o, &b, NULL), 0);
+	while (strata_ctf_reader_next(a, &ma) == STRATA_CTF_OK) {
+		assert_int_equal(strata_ctf_reader_next(b, &mb), STRATA_CTF_OK);
+		if (ma.type == STRATA_CTF_MSG_EVENT)
+			assert_int_equal(strata_ctf_event_ns(mb.event) -
+						 strata_ctf_event_ns(ma.event),
+					 999999750);
+	}
+	strata_ctf_reader_destroy(a);
+	strata_ctf_reader_destroy(b);
+}
+
+int main(void)
+{
+	const char *src = getenv("STRATA_SOURCE_ROOT");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_types_le_be_same), cmocka_unit_test(test_corpus_reads),
+		cmocka_unit_test(test_field_lookup),	 cmocka_unit_test(test_bad_traces),
+		cmocka_unit_test(test_no_trace),	 cmocka_unit_test(test_clock_offset_option),
+	};
+
+	snprintf(traces, sizeof(traces), "%s/tests/traces", src ? src : ".");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
