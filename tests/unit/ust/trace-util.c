@@ -103,33 +103,9 @@ int tu_trace_begin(struct tu_trace *t, uint64_t freq, int64_t offset_ns,
 	return 0;
 }
 
-static int write_file(const char *dir, const char *name, const void *a, size_t alen, const void *b,
-		      size_t blen, const void *c, size_t clen)
+int tu_trace_write_metadata(struct tu_trace *t)
 {
 	char path[512];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	ret = ctf_write_full(fd, a, alen);
-	if (ret == 0 && blen)
-		ret = ctf_write_full(fd, b, blen);
-	if (ret == 0 && clen)
-		ret = ctf_write_full(fd, c, clen);
-	close(fd);
-	return ret;
-}
-
-int tu_trace_write(struct tu_trace *t, struct ust_mem_backend *mb)
-{
-	uint8_t hdr[CTF_PACKET_HEADER_LEN], idx_hdr[CTF_INDEX_HEADER_LEN], idx[CTF_INDEX_ENTRY_LEN];
-	struct ctf_packet_info pi = { 0 };
-	size_t len, psize;
-	const uint8_t *data = ust_mem_backend_data(mb, &len);
-	char path[512], index_dir[300];
-	uint8_t *pad;
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/metadata", t->dir);
@@ -138,37 +114,83 @@ int tu_trace_write(struct tu_trace *t, struct ust_mem_backend *mb)
 		return -errno;
 	ret = ctf_metadata_write_packets(fd, &t->md, 0, t->md.len);
 	close(fd);
-	if (ret < 0)
-		return ret;
+	return ret;
+}
 
-	psize = ctf_packet_size(len);
-	memcpy(pi.uuid, t->uuid, 16);
-	pi.stream_id = 0;
-	pi.stream_instance_id = 0;
-	pi.timestamp_begin = ust_mem_backend_first_ts(mb);
-	pi.timestamp_end = ust_mem_backend_last_ts(mb);
-	pi.content_size = (CTF_PACKET_HEADER_LEN + len) * 8;
-	pi.packet_size = psize * 8;
-	pi.packet_seq_num = 0;
-	pi.events_discarded = ust_mem_backend_lost(mb);
-	pi.cpu_id = 0;
-	ctf_packet_header_write(hdr, &pi, t->md.big_endian);
-	pad = calloc(1, psize - CTF_PACKET_HEADER_LEN - len + 1);
+int tu_trace_append_packet(struct tu_trace *t, uint32_t cpu, const void *data, size_t size,
+			   struct ctf_packet_info *pi)
+{
+	uint8_t hdr[CTF_PACKET_HEADER_LEN], idx[CTF_INDEX_ENTRY_LEN];
+	size_t psize = ctf_packet_size(size);
+	char path[512];
+	uint8_t *pad;
+	off_t offset;
+	int fd, ret;
+
+	memcpy(pi->uuid, t->uuid, 16);
+	pi->content_size = (CTF_PACKET_HEADER_LEN + size) * 8;
+	pi->packet_size = psize * 8;
+	ctf_packet_header_write(hdr, pi, t->md.big_endian);
+	pad = calloc(1, psize - CTF_PACKET_HEADER_LEN - size + 1);
 	if (!pad)
 		return -ENOMEM;
-	ret = write_file(t->dir, "channel0_0", hdr, sizeof(hdr), data, len, pad,
-			 psize - CTF_PACKET_HEADER_LEN - len);
+	snprintf(path, sizeof(path), "%s/channel0_%u", t->dir, cpu);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		free(pad);
+		return -errno;
+	}
+	offset = lseek(fd, 0, SEEK_END);
+	ret = ctf_write_full(fd, hdr, sizeof(hdr));
+	if (ret == 0)
+		ret = ctf_write_full(fd, data, size);
+	if (ret == 0)
+		ret = ctf_write_full(fd, pad, psize - CTF_PACKET_HEADER_LEN - size);
+	close(fd);
 	free(pad);
 	if (ret < 0)
 		return ret;
 
-	snprintf(index_dir, sizeof(index_dir), "%s/index", t->dir);
-	if (mkdir(index_dir, 0755) < 0 && errno != EEXIST)
+	snprintf(path, sizeof(path), "%s/index", t->dir);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	ctf_index_header_write(idx_hdr);
-	ctf_index_entry_write(idx, 0, &pi);
-	return write_file(index_dir, "channel0_0.idx", idx_hdr, sizeof(idx_hdr), idx, sizeof(idx),
-			  NULL, 0);
+	snprintf(path, sizeof(path), "%s/index/channel0_%u.idx", t->dir, cpu);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (offset == 0) {
+		uint8_t idx_hdr[CTF_INDEX_HEADER_LEN];
+
+		ctf_index_header_write(idx_hdr);
+		ret = ctf_write_full(fd, idx_hdr, sizeof(idx_hdr));
+	}
+	ctf_index_entry_write(idx, (uint64_t)offset, pi);
+	if (ret == 0)
+		ret = ctf_write_full(fd, idx, sizeof(idx));
+	close(fd);
+	return ret;
+}
+
+int tu_trace_write(struct tu_trace *t, struct ust_mem_backend *mb)
+{
+	struct ctf_packet_info pi = { 0 };
+	size_t len;
+	const uint8_t *data = ust_mem_backend_data(mb, &len);
+	char path[512];
+	int ret;
+
+	ret = tu_trace_write_metadata(t);
+	if (ret < 0)
+		return ret;
+	/* Rewrite the stream from scratch (a test may write twice). */
+	snprintf(path, sizeof(path), "%s/channel0_0", t->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/index/channel0_0.idx", t->dir);
+	unlink(path);
+	pi.timestamp_begin = ust_mem_backend_first_ts(mb);
+	pi.timestamp_end = ust_mem_backend_last_ts(mb);
+	pi.events_discarded = ust_mem_backend_lost(mb);
+	return tu_trace_append_packet(t, 0, data, len, &pi);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -34,6 +34,16 @@ int tu_trace_begin(struct tu_trace *t, uint64_t freq, int64_t offset_ns,
 /* Write metadata (packetized), channel0_0 (one packet) and its index. */
 int tu_trace_write(struct tu_trace *t, struct ust_mem_backend *mb);
 
+/* The metadata file alone. */
+int tu_trace_write_metadata(struct tu_trace *t);
+
+/*
+ * Append one packet (pi's sizes are filled in here from size) to
+ * channel0_<cpu> and its index entry to index/channel0_<cpu>.idx.
+ */
+int tu_trace_append_packet(struct tu_trace *t, uint32_t cpu, const void *data, size_t size,
+			   struct ctf_packet_info *pi);
+
 /* rm -r the directory, release memory. */
 void tu_trace_end(struct tu_trace *t);
 
