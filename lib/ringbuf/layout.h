@@ -150,6 +150,8 @@ struct rb_subbuf_ctl {
 
 struct rb_cpu_ctl {
 	_Alignas(RB_CACHELINE) _Atomic uint64_t write_pos;
+	_Atomic uint64_t last_ts; /* rb_reserve_ts: ts of a recent record (same line:
+				     written right after the write_pos CAS) */
 	_Alignas(RB_CACHELINE) _Atomic uint64_t consumed_pos;
 	_Alignas(RB_CACHELINE) _Atomic uint64_t lost_full; /* discard: buffer full */
 	_Atomic uint64_t lost_big; /* record larger than a sub-buffer */

@@ -181,11 +181,18 @@ static void store_ts(_Atomic uint64_t *ts_word, _Atomic uint64_t *seq_word, uint
 	atomic_store_explicit(seq_word, seq + 1, memory_order_release);
 }
 
-int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_reservation *res)
+/*
+ * The reservation proper. len_ext/ts_bits: see rb_reserve_ts(); ts_bits == 0
+ * means a single size (len == len_ext), no last_ts bookkeeping.
+ */
+static inline __attribute__((always_inline)) int reserve(struct rb_channel *ch, int cpu, size_t len,
+							 size_t len_ext, unsigned int ts_bits,
+							 struct rb_reservation *res)
 {
 	const uint64_t S = ch->subbuf_size;
 	struct rb_cpu_ctl *ctl;
 	uint64_t o, begin, end, size, ts, pass;
+	size_t payload_len = len;
 	int r;
 	uint32_t c, pid, flags = 0;
 	_Atomic uint64_t *hdr;
@@ -197,18 +204,31 @@ int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_res
 	else
 		return -EINVAL;
 	ctl = rb_cpu_ctl(ch, c);
-	if (unlikely(payload_len > RB_RECORD_MAX(S))) {
+	if (unlikely(MAX(len, len_ext) > RB_RECORD_MAX(S))) {
 		atomic_fetch_add_explicit(&ctl->lost_big, 1, memory_order_relaxed);
 		return -E2BIG;
 	}
 	size = rb_rec_size(payload_len);
-
 	/* pairs with the acq_rel CAS of other producers / the consumer's flush (C) */
 	o = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
 	for (;;) {
 		/* Read after the position: a CAS failure re-reads both. */
 		ts = ch->clock ? ch->clock() : 0;
+		if (ts_bits) {
+			/* Any last_ts we can read is from a record before ours
+			 * (stored after its CAS, read before ours): at worst older
+			 * than our predecessor's, which only favours extended. */
+			uint64_t last = atomic_load_explicit(&ctl->last_ts, memory_order_relaxed);
+
+			payload_len = ((ts - last) >> ts_bits) ? len_ext : len;
+			size = rb_rec_size(payload_len);
+		}
 		begin = (o & (S - 1)) + size <= S ? o : (o | (S - 1)) + 1;
+		if (ts_bits && !(begin & (S - 1)) && payload_len != len_ext) {
+			/* First record of a packet: always the extended form. */
+			payload_len = len_ext;
+			size = rb_rec_size(payload_len);
+		}
 		end = begin + size;
 		if (ch->mode == RB_MODE_DISCARD) {
 			/* pairs with the consumer's store-release of consumed_pos (A) */
@@ -236,6 +256,8 @@ int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_res
 		 * consumer's acquire fence before re-reading write_pos (F). */
 		atomic_thread_fence(memory_order_release);
 
+	if (ts_bits)
+		atomic_store_explicit(&ctl->last_ts, ts, memory_order_relaxed);
 	pid = rb_self_pid;
 	if (unlikely(begin != o)) {
 		/* Close the previous sub-buffer with padding; our ts is its end. */
@@ -272,7 +294,21 @@ int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_res
 	res->priv_cpu = c;
 	res->data = (uint8_t *)(void *)hdr + RB_RECORD_HEADER_SIZE;
 	res->ts = ts;
+	res->len = payload_len;
 	return 0;
+}
+
+int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_reservation *res)
+{
+	return reserve(ch, cpu, payload_len, payload_len, 0, res);
+}
+
+int rb_reserve_ts(struct rb_channel *ch, int cpu, size_t len, size_t len_ext, unsigned int ts_bits,
+		  struct rb_reservation *res)
+{
+	if (!ts_bits || ts_bits > 63 || len_ext < len)
+		return -EINVAL;
+	return reserve(ch, cpu, len, len_ext, ts_bits, res);
 }
 
 static void wake_consumer(struct rb_channel *ch)

@@ -113,8 +113,9 @@ void rb_channel_set_clock(struct rb_channel *ch, rb_clock_fn clock);
 
 /* Filled by rb_reserve(); the caller owns it on its stack until rb_commit(). */
 struct rb_reservation {
-	void *data; /* payload_len writable bytes (8-byte aligned) */
+	void *data; /* len writable bytes (8-byte aligned) */
 	uint64_t ts; /* clock value read inside the reservation */
+	size_t len; /* payload bytes reserved: rb_reserve_ts() tells the form */
 	/* private to the library */
 	void *priv_hdr;
 	uint64_t priv_word;
@@ -137,6 +138,22 @@ struct rb_reservation {
  *   -EINVAL:  cpu out of range (not counted).
  */
 int rb_reserve(struct rb_channel *ch, int cpu, size_t payload_len, struct rb_reservation *res);
+
+/*
+ * Like rb_reserve(), for event headers whose size depends on the timestamp
+ * (CTF compact vs extended headers, LTTng's rule): reserves len_ext bytes
+ * (res->len == len_ext: write the extended form) when the record is the first
+ * of its sub-buffer or when (ts - last_ts) >> ts_bits != 0, last_ts being the
+ * timestamp of an earlier record of the same buffer (never a later one; an
+ * older one only makes the extended form more frequent); else len bytes
+ * (res->len == len). Pass len == len_ext to force the extended form (event id
+ * too large). Returns as rb_reserve(), or -EINVAL if ts_bits is not in
+ * [1, 63] or len_ext < len. Records after a dead writer's skipped record keep
+ * a compact delta relative to it: a reader sees them relative to the record
+ * before it (harmless unless ts_bits worth of time passed between the two).
+ */
+int rb_reserve_ts(struct rb_channel *ch, int cpu, size_t len, size_t len_ext, unsigned int ts_bits,
+		  struct rb_reservation *res);
 
 /*
  * Publish the record. Never fails. Wakes the consumer (one eventfd write) only

@@ -36,7 +36,7 @@
 
 #define MAX_WRITERS 8192
 #define REC_MIN 32
-#define REC_MAX 300
+#define REC_MAX 300 /* + 8 for extended forms */
 #define MAX_LATENCY_NS (2ull * 1000 * 1000 * 1000)
 
 struct wstat {
@@ -57,10 +57,14 @@ struct shared {
 
 struct rec_head {
 	uint32_t writer;
-	uint32_t len;
+	uint16_t len;
+	uint16_t form; /* 0: rb_reserve, 1: compact, 2: extended (rb_reserve_ts) */
 	uint64_t seq;
 	uint64_t ts;
 };
+
+/* rb_reserve_ts writers: compact form allowed below 2^TS_BITS ns between records. */
+#define TS_BITS 14
 
 struct verify {
 	uint8_t *seen[MAX_WRITERS]; /* bitmap of recorded seqs */
@@ -68,6 +72,7 @@ struct verify {
 	uint64_t recorded[MAX_WRITERS];
 	uint64_t *last_ts; /* per cpu */
 	uint64_t records, packets, errors;
+	uint64_t forms[3];
 };
 
 static struct shared *sh;
@@ -112,9 +117,12 @@ static uint8_t filler(uint32_t writer, uint64_t seq, size_t i)
 	return (uint8_t)(writer * 7 + seq * 13 + i);
 }
 
-static void fill(uint8_t *p, uint32_t writer, uint64_t seq, uint32_t len, uint64_t ts)
+static void fill(uint8_t *p, uint32_t writer, uint64_t seq, uint32_t len, uint64_t ts,
+		 uint16_t form)
 {
-	struct rec_head h = { .writer = writer, .len = len, .seq = seq, .ts = ts };
+	struct rec_head h = {
+		.writer = writer, .len = (uint16_t)len, .form = form, .seq = seq, .ts = ts
+	};
 	uint64_t sum;
 	size_t i;
 
@@ -147,8 +155,11 @@ static void write_one(struct rb_channel *ch, uint32_t writer, uint64_t seq)
 	uint64_t t0 = mono_ns(), lat;
 
 	atomic_store_explicit(&ws->started, seq + 1, memory_order_relaxed);
-	if (rb_reserve(ch, -1, len, &res) == 0) {
-		fill(res.data, writer, seq, len, res.ts);
+	/* Odd writers use rb_reserve_ts: the form (size) is chosen inside. */
+	if (writer & 1 ? rb_reserve_ts(ch, -1, len, len + 8, TS_BITS, &res) == 0 :
+			 rb_reserve(ch, -1, len, &res) == 0) {
+		fill(res.data, writer, seq, (uint32_t)res.len, res.ts,
+		     writer & 1 ? (res.len == len ? 1 : 2) : 0);
 		rb_commit(ch, &res);
 	} else {
 		atomic_store_explicit(&ws->dropped, atomic_load(&ws->dropped) + 1,
@@ -239,7 +250,7 @@ static int fail(const char *what, uint32_t cpu, uint64_t a, uint64_t b)
 
 static void check_packet(const struct rb_packet *pkt)
 {
-	uint64_t i;
+	uint64_t i, prev_ts = 0;
 
 	ver.packets++;
 	for (i = 0; i < pkt->nr_records; i++) {
@@ -249,7 +260,7 @@ static void check_packet(const struct rb_packet *pkt)
 		uint64_t sum;
 		size_t k;
 
-		if (len < REC_MIN || len > REC_MAX) {
+		if (len < REC_MIN || len > REC_MAX + 8) {
 			fail("record length", pkt->cpu, len, 0);
 			continue;
 		}
@@ -266,6 +277,14 @@ static void check_packet(const struct rb_packet *pkt)
 			fail("record filler", pkt->cpu, h.writer, h.seq);
 			continue;
 		}
+		/* Compact form only when the reader can rebuild the timestamp
+		 * from the previous record of the packet. */
+		if (h.form == 1 && !(pkt->flags & RB_PACKET_REPAIRED) &&
+		    (!i || (h.ts - prev_ts) >> TS_BITS))
+			fail("compact form after a long gap or at packet start", pkt->cpu,
+			     h.ts - prev_ts, i);
+		prev_ts = h.ts;
+		ver.forms[h.form % 3]++;
 		if (h.ts < ver.last_ts[pkt->cpu])
 			fail("timestamp went backwards", pkt->cpu, h.ts, ver.last_ts[pkt->cpu]);
 		ver.last_ts[pkt->cpu] = h.ts;
@@ -481,16 +500,22 @@ static int run(enum rb_mode mode, double seconds)
 	}
 	if (ver.errors)
 		ok = 0;
+	if (!ver.forms[0] || !ver.forms[1] || !ver.forms[2]) {
+		fprintf(stderr, "FAIL: a record form was never seen\n");
+		ok = 0;
+	}
 	if (sum_rec == 0 || ver.packets == 0) {
 		fprintf(stderr, "FAIL: nothing recorded\n");
 		ok = 0;
 	}
 	printf("%s: writers=%u kills=%llu emitted=%llu recorded=%llu dropped=%llu "
-	       "reported_lost=%llu packets=%llu max_writer_latency=%.3f ms: %s\n",
+	       "reported_lost=%llu packets=%llu compact=%llu extended=%llu "
+	       "max_writer_latency=%.3f ms: %s\n",
 	       mode == RB_MODE_DISCARD ? "discard" : "overwrite", atomic_load(&sh->next_writer) - 1,
 	       (unsigned long long)nkills, (unsigned long long)sum_done,
 	       (unsigned long long)sum_rec, (unsigned long long)sum_drop, (unsigned long long)lost,
-	       (unsigned long long)ver.packets, (double)max_lat / 1e6, ok ? "OK" : "FAILED");
+	       (unsigned long long)ver.packets, (unsigned long long)ver.forms[1],
+	       (unsigned long long)ver.forms[2], (double)max_lat / 1e6, ok ? "OK" : "FAILED");
 	fflush(stdout);
 
 	for (w = 0; w < MAX_WRITERS; w++)

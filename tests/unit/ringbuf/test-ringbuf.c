@@ -249,6 +249,74 @@ static void test_exact_fit_and_too_big(void **state)
 	rb_channel_destroy(ch);
 }
 
+static void test_reserve_ts(void **state)
+{
+	struct rb_channel *ch = make_channel(SB, 4, 1, RB_MODE_DISCARD);
+	struct rb_consumer *cons = make_consumer(ch);
+	struct rb_reservation res;
+	struct rb_packet pkt;
+	int i;
+
+	(void)state;
+	fake_clock_value = 1000;
+	assert_int_equal(rb_reserve_ts(ch, 0, 10, 20, 0, &res), -EINVAL);
+	assert_int_equal(rb_reserve_ts(ch, 0, 10, 20, 64, &res), -EINVAL);
+	assert_int_equal(rb_reserve_ts(ch, 0, 20, 10, 4, &res), -EINVAL);
+	assert_int_equal(rb_reserve_ts(ch, 0, 10, SB, 4, &res), -E2BIG);
+	/* First record of the sub-buffer: extended. */
+	assert_int_equal(rb_reserve_ts(ch, 0, 10, 20, 4, &res), 0);
+	assert_int_equal(res.len, 20);
+	memset(res.data, 1, res.len);
+	rb_commit(ch, &res);
+	/* Close in time to the previous one: compact. */
+	assert_int_equal(rb_reserve_ts(ch, 0, 10, 20, 4, &res), 0);
+	assert_int_equal(res.len, 10);
+	memset(res.data, 2, res.len);
+	rb_commit(ch, &res);
+	/* 2^4 ticks or more since the last record: extended. */
+	fake_clock_value += 16;
+	assert_int_equal(rb_reserve_ts(ch, 0, 10, 20, 4, &res), 0);
+	assert_int_equal(res.len, 20);
+	memset(res.data, 3, res.len);
+	rb_commit(ch, &res);
+	fake_clock_value += 14;
+	assert_int_equal(rb_reserve_ts(ch, 0, 10, 20, 4, &res), 0);
+	assert_int_equal(res.len, 10);
+	memset(res.data, 4, res.len);
+	rb_commit(ch, &res);
+	/* Forced extended form. */
+	assert_int_equal(rb_reserve_ts(ch, 0, 20, 20, 4, &res), 0);
+	assert_int_equal(res.len, 20);
+	memset(res.data, 5, res.len);
+	rb_commit(ch, &res);
+	assert_int_equal(rb_consumer_flush(cons, 0, 1u << 30), 1);
+	assert_int_equal(rb_consumer_read(cons, 0, 0, &pkt), 0);
+	assert_int_equal(pkt.nr_records, 5);
+	assert_int_equal(pkt.size, 20 + 10 + 20 + 10 + 20);
+	assert_int_equal(pkt.data[0], 1);
+	assert_int_equal(pkt.data[20], 2);
+	assert_int_equal(pkt.data[30], 3);
+	assert_int_equal(pkt.data[50], 4);
+	assert_int_equal(pkt.data[60], 5);
+	/* After the flush, the next record opens a packet: extended again. */
+	assert_int_equal(rb_reserve_ts(ch, 0, 10, 20, 4, &res), 0);
+	assert_int_equal(res.len, 20);
+	rb_commit(ch, &res);
+	/* Switching to a new sub-buffer by overflow: the switching record is
+	 * extended even though it is close in time. */
+	for (i = 0; i < 400; i++) {
+		assert_int_equal(rb_reserve_ts(ch, 0, 10, 20, 4, &res), 0);
+		rb_commit(ch, &res);
+		if (rb_consumer_read(cons, 0, 0, &pkt) == 0)
+			break;
+		assert_int_equal(res.len, 10);
+	}
+	assert_true(i < 400);
+	assert_int_equal(res.len, 20);
+	rb_consumer_destroy(cons);
+	rb_channel_destroy(ch);
+}
+
 static void test_discard_counting(void **state)
 {
 	struct rb_channel *ch = make_channel(SB, 4, 1, RB_MODE_DISCARD);
@@ -707,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_reserve_commit_flush),
 		cmocka_unit_test(test_subbuf_switch_and_wrap),
 		cmocka_unit_test(test_exact_fit_and_too_big),
+		cmocka_unit_test(test_reserve_ts),
 		cmocka_unit_test(test_discard_counting),
 		cmocka_unit_test(test_overwrite),
 		cmocka_unit_test(test_overwrite_reader_keeps_up),
