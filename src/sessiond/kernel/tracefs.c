@@ -73,7 +73,8 @@ static bool kt_is_tracefs(const char *path)
 
 	if (statfs(path, &sfs) || sfs.f_type != KT_TRACEFS_MAGIC)
 		return false;
-	snprintf(probe, sizeof(probe), "%s/available_events", path);
+	if ((size_t)snprintf(probe, sizeof(probe), "%s/available_events", path) >= sizeof(probe))
+		return false;
 	return access(probe, F_OK) == 0;
 }
 
@@ -129,7 +130,8 @@ int kt_tracefs_list(const char *tracefs, struct kt_tracepoint_list *ret)
 	char *line, *nl;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/available_events", tracefs);
+	if ((size_t)snprintf(path, sizeof(path), "%s/available_events", tracefs) >= sizeof(path))
+		return -ENAMETOOLONG;
 	r = kt_read_file(path, &text, NULL);
 	if (r < 0)
 		return r;
