@@ -34,8 +34,13 @@ static const struct rtest_ints ints_rows[] = {
 	  1311768467463790320u, '\n' },
 };
 
+/*
+ * No empty string and no zero-length text sequence: babeltrace2 2.0.4 does
+ * not clear a recycled string field when the new value is empty, so it
+ * prints a stale value from an earlier event (see tests/traces/README.md).
+ */
 static const char *const strings[] = {
-	"",
+	"x",
 	"hello, world",
 	"a\"b\\c\nd\te\x1f?g'h\x7f",
 	"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
@@ -85,7 +90,7 @@ static void emit_arrays(void)
 	const struct rtest_arrays rows[] = {
 		{ t1, 12, arr1, seq, 12, bytes },
 		{ t2, 8, arr2, seq, 0, bytes },
-		{ t3, 0, arr1, seq + 3, 3, bytes },
+		{ t3, 4, arr1, seq + 3, 3, bytes },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
@@ -116,7 +121,7 @@ static void emit_all(void)
 
 static void emit_burst(uint64_t n)
 {
-	static const char *const names[] = { "alpha", "beta", "gamma-delta", "" };
+	static const char *const names[] = { "alpha", "beta", "gamma-delta", "d" };
 
 	for (uint64_t i = 0; i < n; i++)
 		tracepoint(rtest, load, i, (int32_t)(i * 7) - 1000, names[i & 3], (double) i / 8.0);
@@ -138,7 +143,7 @@ static void emit_mixed(uint64_t n)
 			tracepoint(rtest, string, strings[(i >> 3) % 8]);
 			break;
 		case 2: {
-			const struct rtest_arrays a = { "text\"12", (i >> 3) % 8, arr, seq,
+			const struct rtest_arrays a = { "text\"12", 1 + (i >> 3) % 7, arr, seq,
 							(i >> 3) % 8, bytes };
 
 			tracepoint(rtest, arrays, &a);
