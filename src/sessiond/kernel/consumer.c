@@ -176,6 +176,7 @@ static int kt_ring_record(void *opaque, void *data, size_t size)
 struct kt_sd_state {
 	struct kernel_channel *ch;
 	struct kr_rec self;
+	char host[KR_HOST_LEN];
 };
 
 static void kt_sd_emit_record(void *opaque, uint32_t key, const void *payload, size_t len)
@@ -188,7 +189,7 @@ static void kt_sd_emit_record(void *opaque, uint32_t key, const void *payload, s
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	st->self.key = key;
 	st->self.ts = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	kt_deliver(st->ch, st->ch->kt->ncpu, &st->self, NULL, NULL, payload, len);
+	kt_deliver(st->ch, st->ch->kt->ncpu, &st->self, NULL, st->host, payload, len);
 }
 
 static void kt_run_statedump(struct kernel_channel *ch)
@@ -203,6 +204,8 @@ static void kt_run_statedump(struct kernel_channel *ch)
 	st.self.tid = st.self.vtid = gettid();
 	st.self.ppid = st.self.vppid = getppid();
 	prctl(PR_GET_NAME, st.self.comm);
+	if (gethostname(st.host, sizeof(st.host) - 1))
+		st.host[0] = 0;
 	kt_statedump_run(kt_sd_emit_record, &st);
 }
 

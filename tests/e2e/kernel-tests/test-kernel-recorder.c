@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,7 +37,9 @@ enum {
 	C_VTID = 32,
 	C_PRIO = 36,
 	C_NICE = 40,
-	C_LEN = 44
+	C_VPPID = 44,
+	C_PAGE_FAULTS = 48,
+	C_HOSTNAME = 56,
 };
 
 static _noreturn_ void workload(int go, int done)
@@ -117,8 +120,11 @@ int main(void)
 	r = kernel_channel_enable_event(ch, "no_such_event_x", KERNEL_EVENT_TRACEPOINT, why,
 					sizeof(why));
 	CHECK(r == -ENOENT && strstr(why, "no_such_event_x"), "unknown event: %d %s", r, why);
-	static const char *const ctxs[] = { "pid",  "tid",  "procname", "ppid",
-					    "vpid", "vtid", "prio",	"nice" };
+	static const char *const ctxs[] = {
+		"pid",	   "tid",  "procname", "ppid",	"vpid",
+		"vtid",	   "prio", "nice",     "vppid", "perf:cpu:page-faults",
+		"hostname"
+	};
 	for (size_t i = 0; i < ARRAY_SIZE(ctxs); i++) {
 		r = kernel_channel_add_context(ch, ctxs[i], why, sizeof(why));
 		CHECK(r == 0, "context %s: %s", ctxs[i], why);
@@ -146,7 +152,9 @@ int main(void)
 	CHECK(r == 0, "stop: %d", r);
 	snprintf(expect_path, sizeof(expect_path), "/nonexistent/strata-kt-%d", child);
 
-	uint64_t last_ts[KR_MAX_CPU + 1] = { 0 };
+	uint64_t last_ts[KR_MAX_CPU + 1] = { 0 }, last_pf[KR_MAX_CPU + 1] = { 0 }, max_pf = 0;
+	struct utsname un;
+	const char *host = uname(&un) ? "" : un.nodename;
 	bool sd_open = false;
 
 	for (size_t i = 0; i < sink.n; i++) {
@@ -156,12 +164,24 @@ int main(void)
 		int32_t ppid = kt_test_i32(e->ctx + C_PPID);
 		const char *comm = (const char *)e->ctx + C_PROCNAME;
 
-		CHECK(e->ctx_len == C_LEN, "context length %zu", e->ctx_len);
+		CHECK(e->ctx_len == C_HOSTNAME + strlen(host) + 1, "context length %zu",
+		      e->ctx_len);
+		CHECK(!strcmp((const char *)e->ctx + C_HOSTNAME, host), "hostname '%s'",
+		      (const char *)e->ctx + C_HOSTNAME);
 		CHECK(e->stream < kernel_channel_nr_streams(ch), "stream %u", e->stream);
 		if (e->stream <= KR_MAX_CPU) {
+			uint64_t pf = (uint64_t)kt_test_i64(e->ctx + C_PAGE_FAULTS);
+
 			CHECK(e->ts >= last_ts[e->stream], "%s: time goes back on stream %u", name,
 			      e->stream);
 			last_ts[e->stream] = e->ts;
+			/* One per-CPU counter read at event time: it never goes back on a CPU. */
+			if (e->stream + 1 < kernel_channel_nr_streams(ch)) {
+				CHECK(pf >= last_pf[e->stream], "%s: page faults go back on CPU %u",
+				      name, e->stream);
+				last_pf[e->stream] = pf;
+				max_pf = MAX(max_pf, pf);
+			}
 		}
 		CHECK(e->ts >= t0 - 1000000000ull, "%s: timestamp %llu not CLOCK_MONOTONIC", name,
 		      (unsigned long long)e->ts);
@@ -209,6 +229,7 @@ int main(void)
 			CHECK(ppid == self, "%s: ppid %d != %d", name, ppid, self);
 			CHECK(kt_test_i32(e->ctx + C_VPID) == child, "%s: vpid", name);
 			CHECK(kt_test_i32(e->ctx + C_VTID) == child, "%s: vtid", name);
+			CHECK(kt_test_i32(e->ctx + C_VPPID) == self, "%s: vppid", name);
 		}
 		if (pid == child && !fork_return) {
 			CHECK(!strncmp(comm, "kt-workload", 16), "%s: procname '%.16s'", name,
@@ -260,6 +281,7 @@ int main(void)
 			CHECK(!strncmp(comm, "true", 16), "exec procname '%.16s'", comm);
 		}
 	}
+	CHECK(max_pf > 0, "the page-fault counter never moved");
 	CHECK(n_entry == NGETPPID, "getppid entries: %u", n_entry);
 	CHECK(n_exit == NGETPPID, "getppid exits: %u", n_exit);
 	CHECK(n_open == 1, "openat entries of the workload: %u", n_open);
