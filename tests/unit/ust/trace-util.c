@@ -208,29 +208,13 @@ void tu_trace_end(struct tu_trace *t)
 	ctf_metadata_release(&t->md);
 }
 
-char *tu_run(char *const argv[], int *ret_status)
+static char *read_all(int fd)
 {
 	struct tu_str out = { 0 };
-	int pipefd[2], status;
-	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
 	for (;;) {
 		char buf[4096];
-		ssize_t n = read(pipefd[0], buf, sizeof(buf));
+		ssize_t n = read(fd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -238,13 +222,60 @@ char *tu_run(char *const argv[], int *ret_status)
 			break;
 		tu_str_printf(&out, "%.*s", (int)n, buf);
 	}
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	*ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 	if (!out.s)
 		tu_str_printf(&out, "%s", "");
 	return out.s;
+}
+
+char *tu_run2(char *const argv[], int *ret_status, char **ret_err)
+{
+	int out_pipe[2], err_pipe[2] = { -1, -1 }, status;
+	char *out;
+	pid_t pid;
+
+	if (pipe2(out_pipe, O_CLOEXEC) < 0)
+		return NULL;
+	if (ret_err && pipe2(err_pipe, O_CLOEXEC) < 0) {
+		close(out_pipe[0]);
+		close(out_pipe[1]);
+		return NULL;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(out_pipe[0]);
+		close(out_pipe[1]);
+		if (ret_err) {
+			close(err_pipe[0]);
+			close(err_pipe[1]);
+		}
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(out_pipe[1], STDOUT_FILENO);
+		if (ret_err)
+			dup2(err_pipe[1], STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(out_pipe[1]);
+	if (ret_err)
+		close(err_pipe[1]);
+	/* stdout first: stderr output stays small enough for the pipe. */
+	out = read_all(out_pipe[0]);
+	close(out_pipe[0]);
+	if (ret_err) {
+		*ret_err = read_all(err_pipe[0]);
+		close(err_pipe[0]);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	return out;
+}
+
+char *tu_run(char *const argv[], int *ret_status)
+{
+	return tu_run2(argv, ret_status, NULL);
 }
 
 void tu_str_printf(struct tu_str *b, const char *fmt, ...)

@@ -49,6 +49,8 @@ void tu_trace_end(struct tu_trace *t);
 
 /* Run argv (no shell), return its stdout (malloc'd) or NULL; *ret_status = exit code. */
 char *tu_run(char *const argv[], int *ret_status);
+/* Same, and its stderr in *ret_err (malloc'd; keep it under a pipe's capacity). */
+char *tu_run2(char *const argv[], int *ret_status, char **ret_err);
 
 /* Append to a growable string. */
 struct tu_str {
