@@ -44,9 +44,10 @@
  *      and pad the rest of this one;
  *   2. discard: refuse (lost_full++) if end - consumed_pos > cpu_buf_size;
  *      overwrite: if entering a sub-buffer from an older pass not yet read,
- *      walk its old headers: a RESERVED record of a live writer blocks
- *      (lost_wrap++); otherwise push consumed_pos past it and count its
- *      records as overwritten (see below);
+ *      walk its old headers: a RESERVED record of a live writer, or a hole
+ *      not yet declared dead by the consumer, blocks (lost_wrap++): their
+ *      writers' late stores would corrupt the new data; otherwise push
+ *      consumed_pos past it and count its records as overwritten (below);
  *   3. CAS write_pos o -> end (retry from 1 on failure);
  *   4. write the PADDING header (if any), then RESERVED header;
  *   5. caller writes payload; commit = store-release of the COMMITTED header.
@@ -60,15 +61,21 @@
  *   PADDING    skip;
  *   RESERVED   writer alive (kill(pid, 0), not a zombie) -> -EAGAIN, retry
  *              later; dead -> skip, count lost (RB_READ_FORCE: skip anyway);
- *   invalid    (writer died or stalls between CAS and header store) scan
- *              8-byte steps for the next header whose tag/state/len are valid
- *              for its position; the hole is skipped and counted lost once it
- *              persisted hole_timeout_ms. A hole reaching the sub-buffer end
- *              is not counted: it is most likely the padding of a writer that
- *              died right after its CAS, whose own record (a hole at the start
- *              of the next sub-buffer) is counted there. So a killed writer
- *              makes at most one record counted lost, possibly zero (an exact
- *              fit record killed before its header store).
+ *   invalid    a hole: its writer died, or is still between its CAS and its
+ *              header store. -EAGAIN until the same hole persisted
+ *              hole_timeout_ms; then scan 8-byte steps for the next header
+ *              whose tag/state/len are valid for its position, rewrite the
+ *              hole's first word (CAS against the stale value, so a late
+ *              header store of its writer wins) as a dead record (RESERVED,
+ *              pid 0), skip it and count it lost. A hole reaching the
+ *              sub-buffer end becomes padding and is not counted: it is most
+ *              likely the padding of a writer that died right after its CAS,
+ *              whose own record (a hole at the start of the next sub-buffer)
+ *              is counted there. So a killed writer makes at most one record
+ *              counted lost, possibly zero (an exact fit killed before its
+ *              header store). Residual risk, by design: a writer stalled
+ *              longer than hole_timeout_ms inside that two-store window
+ *              writes into a sub-buffer already released.
  * Every step advances >= 8 bytes inside one sub-buffer: bounded.
  * rb_consumer_flush closes a partial sub-buffer like a producer would: CAS
  * write_pos to the sub-buffer end, then a PADDING header with owner pid 0.
@@ -97,10 +104,20 @@
  * rb_commit, fence(seq_cst); if (armed && xchg(armed, 0)) write(eventfd).
  * The consumer does armed = 1; fence(seq_cst); re-check buffers (Dekker pair).
  *
- * rseq: not used. A per-CPU rseq critical section would remove the CAS but
- * needs per-architecture asm around the whole record copy; this CAS design is
- * the required fallback and is what ships. The per-record header layout does
- * not depend on how the reservation is made, so an rseq reserve can be added.
+ * rb_reserve_ts (header size chosen from the timestamp): last_ts, next to
+ * write_pos, is stored (relaxed) after each successful CAS. A reserver reads
+ * it before its own CAS, so it can only see timestamps of records before its
+ * own: at worst older than its predecessor's, which only makes the extended
+ * form more frequent, never wrong.
+ *
+ * rseq: not used. A per-CPU rseq critical section would replace the CAS by a
+ * plain store, but that is only correct if every writer of a buffer runs on
+ * its CPU inside such a section: the consumer's flush (another process, any
+ * CPU), rb_reserve(cpu >= 0) and threads without registered rseq would need a
+ * cooperative protocol (flush requests honoured by producers, membarrier is
+ * per process), plus per-architecture asm around the record copy. This CAS
+ * design is the required fallback and is what ships; the record header
+ * layout does not depend on how the reservation is made.
  *
  * Memory ordering pairs (each site names its pair with "pairs with"):
  *   A. producer load-acquire consumed_pos  <-> consumer store-release consumed_pos

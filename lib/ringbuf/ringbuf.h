@@ -132,7 +132,8 @@ struct rb_reservation {
  * rb_commit(). A caller killed between the two loses only that record.
  * Returns 0;
  *   -ENOBUFS: no space (discard mode full, or overwrite mode blocked by an
- *             in-flight record of a live writer in the oldest sub-buffer);
+ *             in-flight record of a live writer, or a hole the consumer
+ *             has not declared dead yet, in the oldest sub-buffer);
  *             the record is counted as lost in the buffer;
  *   -E2BIG:   payload_len > RB_RECORD_MAX(subbuf_size); counted as lost;
  *   -EINVAL:  cpu out of range (not counted).
