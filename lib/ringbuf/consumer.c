@@ -297,6 +297,15 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 			continue; /* lapped: the hole was the new pass, move on */
 		if (r < 0)
 			return r;
+		/*
+		 * Times before releasing the sub-buffer: once consumed_pos moves,
+		 * producers reuse its ts slots. The walk's acquire loads of the
+		 * last header made the closer's ts_end visible (store_ts comes
+		 * before its PADDING/COMMITTED release store). In overwrite mode
+		 * the write_pos re-check below also validates them.
+		 */
+		pkt.seq = c >> ch->subbuf_shift;
+		fill_times(cons, cpu, pkt.seq, &pkt);
 		if (ch->mode == RB_MODE_OVERWRITE) {
 			uint64_t expected = c;
 
@@ -323,9 +332,7 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 		cc->consumed = c + ch->subbuf_size;
 		cc->hole_since_ms = 0;
 		cc->lost_local += skipped;
-		pkt.seq = c >> ch->subbuf_shift;
 		pkt.cpu = cpu;
-		fill_times(cons, cpu, pkt.seq, &pkt);
 		cc->last_ts_end = pkt.ts_end;
 		pkt.lost_total = lost_total(cons, cpu);
 		*ret_pkt = pkt;

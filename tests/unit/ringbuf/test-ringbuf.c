@@ -2,6 +2,7 @@
 /* Unit tests for lib/ringbuf: single-threaded protocol semantics. */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -313,6 +314,37 @@ static void test_reserve_ts(void **state)
 	}
 	assert_true(i < 400);
 	assert_int_equal(res.len, 20);
+	rb_consumer_destroy(cons);
+	rb_channel_destroy(ch);
+}
+
+/* cpu = -1 writes into the buffer of the CPU the thread runs on (rseq
+ * cpu_id, or sched_getcpu() when rseq is off: see the -norseq test run). */
+static void test_current_cpu(void **state)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t cpus = n > 1 ? 2 : 1, cpu;
+	struct rb_channel *ch = make_channel(SB, 2, cpus, RB_MODE_DISCARD);
+	struct rb_consumer *cons = make_consumer(ch);
+	cpu_set_t old, one;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	for (cpu = 0; cpu < cpus; cpu++) {
+		struct rb_packet pkt;
+
+		if (!CPU_ISSET(cpu, &old))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+		assert_int_equal(write_rec(ch, -1, 100 + cpu, 16), 0);
+		assert_int_equal(rb_consumer_flush(cons, cpu, 1u << 30), 1);
+		assert_int_equal(rb_consumer_read(cons, cpu, 0, &pkt), 0);
+		assert_int_equal(pkt.nr_records, 1);
+		check_rec(&pkt, 0, 100 + cpu, 16);
+	}
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
 	rb_consumer_destroy(cons);
 	rb_channel_destroy(ch);
 }
@@ -776,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_subbuf_switch_and_wrap),
 		cmocka_unit_test(test_exact_fit_and_too_big),
 		cmocka_unit_test(test_reserve_ts),
+		cmocka_unit_test(test_current_cpu),
 		cmocka_unit_test(test_discard_counting),
 		cmocka_unit_test(test_overwrite),
 		cmocka_unit_test(test_overwrite_reader_keeps_up),
