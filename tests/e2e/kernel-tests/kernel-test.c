@@ -19,6 +19,8 @@ void kt_test_sink_init(struct kt_test_sink *s, bool keep)
 
 void kt_test_sink_release(struct kt_test_sink *s)
 {
+	for (size_t i = 0; i < s->n; i++)
+		free(s->recs[i].payload);
 	free(s->recs);
 	pthread_mutex_destroy(&s->lock);
 }
@@ -49,8 +51,11 @@ void kt_test_record_cb(void *opaque, const struct kernel_record *rec)
 	r->ts = rec->timestamp;
 	r->ctx_len = MIN(rec->context_len, sizeof(r->ctx));
 	memcpy(r->ctx, rec->context, r->ctx_len);
-	r->payload_len = MIN(rec->payload_len, sizeof(r->payload));
-	memcpy(r->payload, rec->payload, r->payload_len);
+	r->payload_len = rec->payload_len;
+	r->payload = malloc(rec->payload_len + 1);
+	if (!r->payload)
+		abort();
+	memcpy(r->payload, rec->payload, rec->payload_len);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -32,7 +32,7 @@ struct kt_test_rec {
 	uint64_t ts;
 	uint8_t ctx[128];
 	size_t ctx_len;
-	uint8_t payload[512];
+	uint8_t *payload; /* malloc'ed, whole */
 	size_t payload_len;
 };
 

@@ -139,6 +139,10 @@ static void check_with_babeltrace(struct kernel_channel *ch, const struct kt_tes
 	      "no exec of /bin/true in babeltrace2 output");
 	CHECK(strstr(out, "lttng_statedump_process_state: ") != NULL, "no statedump");
 	free(out);
+	if (kt_test_failures) {
+		printf("trace kept in %s\n", dir);
+		return;
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "rm");
 }
