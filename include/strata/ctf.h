@@ -167,9 +167,17 @@ struct strata_ctf_pretty_options {
  */
 struct strata_ctf_pretty *strata_ctf_pretty_create(const struct strata_ctf_pretty_options *opts,
 						   FILE *out, FILE *err);
+/* NULL-tolerant. Hands pending lines to `out`, ignoring write errors. */
 void strata_ctf_pretty_destroy(struct strata_ctf_pretty *p);
-/* Returns 0 or -errno (e.g. -EPIPE, -ENOSPC when writing fails). */
+/*
+ * Returns 0 or -errno (e.g. -EPIPE, -ENOSPC when writing fails). Event
+ * lines are batched and handed to `out` in large chunks; call
+ * strata_ctf_pretty_flush() before writing anything else to `out`.
+ * Warnings are written to `err` at once, after the pending lines.
+ */
 int strata_ctf_pretty_print(struct strata_ctf_pretty *p, const struct strata_ctf_msg *msg);
+/* Hands the pending lines to `out` (no fflush). Returns 0 or -errno. */
+int strata_ctf_pretty_flush(struct strata_ctf_pretty *p);
 
 #ifdef __cplusplus
 }

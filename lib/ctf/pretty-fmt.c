@@ -75,12 +75,30 @@ static const char digits2[201] = "00010203040506070809"
 				 "80818283848586878889"
 				 "90919293949596979899";
 
+static unsigned count_digits(uint64_t v)
+{
+	unsigned n = 1;
+
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
 size_t ctf_fmt_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	char *t = tmp + sizeof(tmp);
-	size_t n;
+	unsigned n = count_digits(v);
+	char *t = p + n;
 
+	/* Two digits at a time, from the end, straight into place. */
 	while (v >= 100) {
 		unsigned i = (unsigned)(v % 100) * 2;
 
@@ -92,14 +110,11 @@ size_t ctf_fmt_u64(char *p, uint64_t v)
 	if (v >= 10) {
 		unsigned i = (unsigned)v * 2;
 
-		t -= 2;
-		t[0] = digits2[i];
-		t[1] = digits2[i + 1];
+		t[-2] = digits2[i];
+		t[-1] = digits2[i + 1];
 	} else {
-		*--t = (char)('0' + v);
+		t[-1] = (char)('0' + v);
 	}
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
 	return n;
 }
 
@@ -200,9 +215,92 @@ void ctf_fmt_int(struct ctf_pbuf *b, uint64_t raw, bool is_signed, uint32_t size
 	b->len += (size_t)(p - start);
 }
 
+/*
+ * %g of a value m / 2^j (j <= 19) whose exact decimal expansion has at most
+ * six significant digits and lies in %g's fixed-notation range: then %g
+ * prints exactly those digits, so no rounding decision is needed. Returns
+ * the length written to out, or 0 when v is not such a value.
+ */
+static size_t fmt_short_dyadic(char *out, double v)
+{
+	static const uint64_t pow5[20] = {
+		1ULL,
+		5ULL,
+		25ULL,
+		125ULL,
+		625ULL,
+		3125ULL,
+		15625ULL,
+		78125ULL,
+		390625ULL,
+		1953125ULL,
+		9765625ULL,
+		48828125ULL,
+		244140625ULL,
+		1220703125ULL,
+		6103515625ULL,
+		30517578125ULL,
+		152587890625ULL,
+		762939453125ULL,
+		3814697265625ULL,
+		19073486328125ULL,
+	};
+	double a = v < 0 ? -v : v;
+	double s = a;
+	unsigned j = 0;
+	uint64_t m, ip, frac, fd;
+	char digits[48];
+	size_t nint, nd, first, last, k;
+	char *p = out;
+
+	if (!(a >= 1e-4 && a < 1e6))
+		return 0;
+	/* Scaling by 2 is exact; a < 2^20 so s stays below 2^39. */
+	while (s != (double)(uint64_t)s) {
+		if (++j > 19)
+			return 0;
+		s *= 2;
+	}
+	m = (uint64_t)s;
+	ip = m >> j;
+	frac = m & ((UINT64_C(1) << j) - 1);
+	/* frac / 2^j == frac * 5^j / 10^j, and frac * 5^j < 10^19. */
+	fd = frac * pow5[j];
+
+	nint = ip ? ctf_fmt_u64(digits, ip) : 0;
+	nd = nint;
+	for (k = 0; k < j; k++) {
+		digits[nint + j - 1 - k] = (char)('0' + fd % 10);
+		fd /= 10;
+	}
+	nd += j;
+	/* Significant digits: first non-zero to last non-zero. */
+	for (first = 0; first < nd && digits[first] == '0'; first++)
+		;
+	for (last = nd; last > first && digits[last - 1] == '0'; last--)
+		;
+	if (last - first > 6)
+		return 0;
+	if (v < 0)
+		*p++ = '-';
+	if (nint) {
+		memcpy(p, digits, nint);
+		p += nint;
+	} else {
+		*p++ = '0';
+	}
+	if (last > nint) {
+		*p++ = '.';
+		memcpy(p, digits + nint, last - nint);
+		p += last - nint;
+	}
+	return (size_t)(p - out);
+}
+
 void ctf_fmt_double(struct ctf_pbuf *b, double v)
 {
 	char tmp[64];
+	size_t len;
 	int n;
 
 	/*
@@ -214,6 +312,11 @@ void ctf_fmt_double(struct ctf_pbuf *b, double v)
 		char *p = ctf_pbuf_reserve(b, 24);
 
 		b->len += ctf_fmt_s64(p, (int64_t)v);
+		return;
+	}
+	len = fmt_short_dyadic(tmp, v);
+	if (len) {
+		ctf_pbuf_add(b, tmp, len);
 		return;
 	}
 	n = snprintf(tmp, sizeof(tmp), "%g", v);

@@ -32,13 +32,33 @@
 
 #define NSEC_PER_SEC 1000000000ULL
 
-/* What babeltrace2's trace IR knows about a type, computed on first use. */
+/* A struct member as the printer needs it. */
+struct member_info {
+	const char *name;
+	uint32_t name_len;
+	bool visible;
+};
+
+/*
+ * What babeltrace2's trace IR knows about a type, computed on first use;
+ * also, keyed by event class, the event's header text after the timestamp.
+ */
 struct type_info {
 	const void *key;
 	bool visible; /* part of babeltrace2's IR: printed */
 	/* enums: canon[i] = index of the first mapping with mapping i's label */
 	uint32_t *canon;
+	/* structs: one entry per member, NULL until first printed */
+	struct member_info *members;
+	/* event classes: cached header, valid for this trace and clock presence */
+	const struct ctf_trace *hdr_trace;
+	bool hdr_has_clock;
+	uint32_t hdr_len;
+	char *hdr;
 };
+
+/* Lines are handed to stdio in chunks of about this size. */
+#define BATCH_SIZE (64 * 1024)
 
 /* Cached environment of the trace of the previous event. */
 struct trace_info {
@@ -55,7 +75,8 @@ struct strata_ctf_pretty {
 	bool names_payload, names_context, names_scope, names_header;
 	bool f_trace, f_hostname, f_domain, f_procname, f_vpid, f_loglevel, f_emf;
 
-	struct ctf_pbuf line;
+	struct ctf_pbuf line; /* pending event lines */
+	struct ctf_pbuf warn; /* one discarded-item warning */
 	struct ctf_pretty_clock clock;
 
 	/* Like babeltrace2: UINT64_MAX means "no previous event". */
@@ -153,11 +174,16 @@ void strata_ctf_pretty_destroy(struct strata_ctf_pretty *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->cap_types; i++)
+	strata_ctf_pretty_flush(p);
+	for (size_t i = 0; i < p->cap_types; i++) {
 		free(p->types[i].canon);
+		free(p->types[i].members);
+		free(p->types[i].hdr);
+	}
 	free(p->types);
 	free(p->matches);
 	ctf_pbuf_release(&p->line);
+	ctf_pbuf_release(&p->warn);
 	free(p);
 }
 
@@ -398,33 +424,81 @@ static void print_enum(struct strata_ctf_pretty *p, const struct ctf_type *t, ui
 	ctf_pbuf_lit(&p->line, " )");
 }
 
-static void print_name(struct strata_ctf_pretty *p, const char *name)
+/* The slot of key, or NULL. */
+static struct type_info *type_find(struct strata_ctf_pretty *p, const void *key)
 {
-	COLOR(p, COLOR_FIELD_NAME);
-	ctf_pbuf_str(&p->line, name);
-	COLOR(p, COLOR_RST);
-	ctf_pbuf_lit(&p->line, " = ");
+	size_t mask, i;
+
+	if (!p->cap_types)
+		return NULL;
+	mask = p->cap_types - 1;
+	for (i = ptr_hash(key, mask);; i = (i + 1) & mask) {
+		if (p->types[i].key == key)
+			return &p->types[i];
+		if (!p->types[i].key)
+			return NULL;
+	}
+}
+
+/* The members of a struct type with their printed names and visibility. */
+static const struct member_info *struct_members(struct strata_ctf_pretty *p,
+						const struct ctf_type *t)
+{
+	size_t n = t->structure.n_fields;
+	struct member_info *m;
+	struct type_info *ti;
+	bool created;
+
+	ti = type_find(p, t);
+	if (ti && ti->members)
+		return ti->members;
+	m = malloc(MAX(n, (size_t)1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct ctf_field *f = &t->structure.fields[i];
+
+		m[i].name = f->name;
+		m[i].name_len = (uint32_t)strlen(f->name);
+		m[i].visible = field_visible(p, f);
+	}
+	/* Creates the slot with its visibility; may grow the table. */
+	type_visible(p, t);
+	ti = type_slot(p, t, &created);
+	if (!ti) {
+		free(m);
+		return NULL;
+	}
+	ti->members = m;
+	return m;
 }
 
 static void print_struct(struct strata_ctf_pretty *p, const struct ctf_value *v, bool names)
 {
 	const struct ctf_type *t = v->type;
+	const struct member_info *m = struct_members(p, t);
 	const struct ctf_value *c = v + 1;
 	bool first = true;
 
+	if (!m) {
+		p->line.oom = true;
+		return;
+	}
 	ctf_pbuf_addc(&p->line, '{');
 	for (size_t i = 0; i < t->structure.n_fields; i++) {
-		const struct ctf_field *f = &t->structure.fields[i];
-
-		if (field_visible(p, f)) {
+		if (m[i].visible) {
 			if (first) {
 				ctf_pbuf_addc(&p->line, ' ');
 				first = false;
 			} else {
 				ctf_pbuf_lit(&p->line, ", ");
 			}
-			if (names)
-				print_name(p, f->name);
+			if (names) {
+				COLOR(p, COLOR_FIELD_NAME);
+				ctf_pbuf_add(&p->line, m[i].name, m[i].name_len);
+				COLOR(p, COLOR_RST);
+				ctf_pbuf_lit(&p->line, " = ");
+			}
 			print_value(p, c, names);
 		}
 		c += c->nsub + 1;
@@ -612,15 +686,14 @@ static void header_item(struct strata_ctf_pretty *p, const char *name, size_t le
 
 #define HEADER_ITEM(p, s, dom) header_item((p), "" s, sizeof(s) - 1, (dom))
 
-static void print_header(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
+/* Everything of the header after the timestamp and delta, up to the first scope. */
+static void print_header_fields(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
 {
 	bool names = p->names_header;
 	bool dom_print = false;
 	const struct trace_info *ti = NULL;
 	const char *ev_name;
 
-	if (ev->has_clock)
-		print_timestamp(p, ev);
 	if (p->f_hostname || p->f_domain || p->f_procname || p->f_vpid)
 		ti = trace_info(p, ev->trace);
 
@@ -704,6 +777,42 @@ static void print_header(struct strata_ctf_pretty *p, const struct strata_ctf_ev
 		ctf_pbuf_lit(&p->line, ", ");
 }
 
+/*
+ * The header fields depend only on the trace, the event class and whether
+ * the line starts with a timestamp: they are formatted once per event
+ * class and copied afterwards.
+ */
+static void print_header(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
+{
+	struct type_info *ti;
+	size_t start;
+	bool created;
+	char *copy;
+
+	if (ev->has_clock)
+		print_timestamp(p, ev);
+	ti = ev->ec ? type_find(p, ev->ec) : NULL;
+	if (ti && ti->hdr && ti->hdr_trace == ev->trace && ti->hdr_has_clock == ev->has_clock) {
+		ctf_pbuf_add(&p->line, ti->hdr, ti->hdr_len);
+		p->start_line = true;
+		return;
+	}
+	start = p->line.len;
+	print_header_fields(p, ev);
+	if (!ev->ec || p->line.oom || p->line.len < start)
+		return;
+	ti = type_slot(p, ev->ec, &created);
+	copy = ti ? malloc(p->line.len - start) : NULL;
+	if (!copy)
+		return;
+	memcpy(copy, p->line.data + start, p->line.len - start);
+	free(ti->hdr);
+	ti->hdr = copy;
+	ti->hdr_len = (uint32_t)(p->line.len - start);
+	ti->hdr_trace = ev->trace;
+	ti->hdr_has_clock = ev->has_clock;
+}
+
 static void print_scope(struct strata_ctf_pretty *p, const struct ctf_value *root, const char *name,
 			size_t name_len, bool names)
 {
@@ -719,18 +828,29 @@ static void print_scope(struct strata_ctf_pretty *p, const struct ctf_value *roo
 
 #define PRINT_SCOPE(p, root, s, names) print_scope((p), (root), "" s, sizeof(s) - 1, (names))
 
-static int flush_line(struct strata_ctf_pretty *p, FILE *f)
+static int write_buf(struct ctf_pbuf *b, FILE *f)
 {
-	if (p->line.oom)
+	size_t len = b->len;
+
+	b->len = 0;
+	if (b->oom) {
+		/* What was formatted since the failure is lost; start afresh. */
+		ctf_pbuf_release(b);
 		return -ENOMEM;
-	if (p->line.len && fwrite_unlocked(p->line.data, p->line.len, 1, f) != 1)
+	}
+	errno = 0;
+	if (len && fwrite_unlocked(b->data, len, 1, f) != 1)
 		return errno ? -errno : -EIO;
 	return 0;
 }
 
+int strata_ctf_pretty_flush(struct strata_ctf_pretty *p)
+{
+	return write_buf(&p->line, p->out);
+}
+
 static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
 {
-	p->line.len = 0;
 	p->start_line = true;
 	print_header(p, ev);
 	PRINT_SCOPE(p, ev->scope[CTF_SCOPE_PACKET_CONTEXT], "stream.packet.context",
@@ -740,8 +860,9 @@ static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_even
 	PRINT_SCOPE(p, ev->scope[CTF_SCOPE_EVENT_CONTEXT], "event.context", p->names_context);
 	PRINT_SCOPE(p, ev->scope[CTF_SCOPE_EVENT_PAYLOAD], "event.fields", p->names_payload);
 	ctf_pbuf_addc(&p->line, '\n');
-	errno = 0;
-	return flush_line(p, p->out);
+	if (p->line.len < BATCH_SIZE && !p->line.oom)
+		return 0;
+	return strata_ctf_pretty_flush(p);
 }
 
 /* --- discarded items ------------------------------------------------------------ */
@@ -749,14 +870,15 @@ static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_even
 static void wcolor(struct strata_ctf_pretty *p, const char *code)
 {
 	if (p->color_warnings)
-		ctf_pbuf_str(&p->line, code);
+		ctf_pbuf_str(&p->warn, code);
 }
 
 static int print_discarded(struct strata_ctf_pretty *p, const struct strata_ctf_discarded *d,
 			   const char *elem)
 {
-	struct ctf_pbuf *b = &p->line;
+	struct ctf_pbuf *b = &p->warn;
 	char *w;
+	int ret;
 
 	b->len = 0;
 	wcolor(p, COLOR_YELLOW);
@@ -814,10 +936,13 @@ static int print_discarded(struct strata_ctf_pretty *p, const struct strata_ctf_
 	ctf_pbuf_lit(b, ").");
 	wcolor(p, COLOR_RST);
 	ctf_pbuf_addc(b, '\n');
-	if (!p->err)
-		return 0;
-	errno = 0;
-	return flush_line(p, p->err);
+	/* Lines printed before the warning reach `out` first, as in babeltrace2. */
+	ret = strata_ctf_pretty_flush(p);
+	if (ret < 0 || !p->err) {
+		b->len = 0;
+		return ret;
+	}
+	return write_buf(b, p->err);
 }
 
 int strata_ctf_pretty_print(struct strata_ctf_pretty *p, const struct strata_ctf_msg *msg)

@@ -152,6 +152,24 @@ static void test_double(void **state)
 	/* x86's 0.0/0.0 has the sign bit set. */
 	assert_string_equal(fdbl(zero / zero), "-nan");
 	assert_string_equal(fdbl((double)(float)3.14159265f), "3.14159");
+	assert_string_equal(fdbl(1.875), "1.875");
+	assert_string_equal(fdbl(-15.375), "-15.375");
+	assert_string_equal(fdbl(12345.5), "12345.5");
+	assert_string_equal(fdbl(0.0001220703125), "0.00012207");
+	assert_string_equal(fdbl(99999.9375), "99999.9");
+
+	/* Every short binary fraction against the C library's %g. */
+	for (int j = 0; j <= 22; j++) {
+		for (long i = -40000; i <= 40000; i += 7) {
+			double v = (double)i * 37.0 / (double)(1L << j);
+			char want[64];
+
+			snprintf(want, sizeof(want), "%g", v);
+			assert_string_equal(fdbl(v), want);
+			snprintf(want, sizeof(want), "%g", v / 1024);
+			assert_string_equal(fdbl(v / 1024), want);
+		}
+	}
 }
 
 static const char *fstr(const char *s, size_t len)

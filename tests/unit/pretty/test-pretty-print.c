@@ -501,10 +501,55 @@ static void test_write_error(void **state)
 	setvbuf(full, NULL, _IONBF, 0);
 	p = strata_ctf_pretty_create(&o, full, NULL);
 	assert_non_null(p);
+	/* Lines are batched: the failure shows when they are handed over. */
 	ret = strata_ctf_pretty_print(p, &msg);
+	assert_int_equal(ret, 0);
+	ret = strata_ctf_pretty_flush(p);
 	assert_int_equal(ret, -ENOSPC);
 	strata_ctf_pretty_destroy(p);
 	fclose(full);
+}
+
+/* A warning comes after the lines printed before it, even on one stream. */
+static void test_ordering(void **state)
+{
+	struct strata_ctf_pretty_options o = { 0 };
+	struct strata_ctf_pretty *p;
+	struct strata_ctf_event ev = make_event(T0);
+	struct strata_ctf_msg disc = { .type = STRATA_CTF_MSG_DISCARDED_PACKETS };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int n = 0;
+
+	(void)state;
+	assert_non_null(f);
+	o.no_delta = true;
+	o.field_default = STRATA_CTF_HIDE;
+	p = strata_ctf_pretty_create(&o, f, f);
+	assert_non_null(p);
+	ev.scope[CTF_SCOPE_STREAM_EVENT_CONTEXT] = NULL;
+	ev.scope[CTF_SCOPE_EVENT_PAYLOAD] = NULL;
+	print_ev(p, &ev);
+	disc.discarded.count = 1;
+	assert_int_equal(strata_ctf_pretty_print(p, &disc), 0);
+	/* Enough lines to cross the batch size several times. */
+	for (int i = 0; i < 5000; i++)
+		print_ev(p, &ev);
+	assert_int_equal(strata_ctf_pretty_flush(p), 0);
+	strata_ctf_pretty_destroy(p);
+	fclose(f);
+	assert_memory_equal(
+		buf,
+		"[08:21:54.544845565] rtest:ints: { cpu_id = 3 }\n"
+		"WARNING: Tracer discarded 1 packet (unknown time range) in trace "
+		"\"(unknown)\" (no UUID) within stream \"(unknown)\" (stream class ID: 0, "
+		"no stream ID).\n[08:21:54.544845565] rtest:ints: { cpu_id = 3 }\n",
+		48 + 149 + 48);
+	for (char *c = buf; *c; c++)
+		n += *c == '\n';
+	assert_int_equal(n, 5002);
+	free(buf);
 }
 
 int main(void)
@@ -513,7 +558,7 @@ int main(void)
 		cmocka_unit_test(test_default),	    cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fields),	    cmocka_unit_test(test_delta_and_clock_modes),
 		cmocka_unit_test(test_colors),	    cmocka_unit_test(test_discarded),
-		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_write_error), cmocka_unit_test(test_ordering),
 	};
 
 	setenv("TZ", "UTC", 1);

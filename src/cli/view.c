@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * strata view: print traces exactly as babeltrace2 2.0.4 prints them
+ * (sink.text.pretty behind src.ctf.fs and flt.utils.muxer), with the same
+ * options spelled the same way.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <strata/ctf.h>
+#include <strata/error.h>
+
+#include "cli.h"
+#include "common/cleanup.h"
+#include "common/common.h"
+
+static const char view_help[] =
+	"Usage: strata view [OPTIONS] PATH...\n"
+	"       strata view [OPTIONS] --trace-path=PATH\n"
+	"\n"
+	"Print the events of every CTF trace found at or below each PATH (a trace\n"
+	"directory is one that contains a 'metadata' file), merged in time order,\n"
+	"byte for byte as babeltrace2 2.0.4 prints them. Discarded-event and\n"
+	"discarded-packet warnings go to standard error.\n"
+	"\n"
+	"Options:\n"
+	"  -t, --trace-path=PATH     read the traces at or below PATH\n"
+	"      --no-delta            do not print the time since the previous event\n"
+	"      --clock-cycles        print times as raw clock cycles\n"
+	"      --clock-seconds       print times as SECONDS.NANOSECONDS\n"
+	"      --clock-date          print the date with the time\n"
+	"      --clock-gmt           print times in UTC instead of the local time zone\n"
+	"      --clock-offset=SEC    add SEC seconds to every clock's offset\n"
+	"      --clock-offset-ns=NS  add NS nanoseconds to every clock's offset\n"
+	"      --clock-force-correlate\n"
+	"                            treat every clock as relative to the Unix epoch\n"
+	"  -n, --names=LIST          field names to print: comma-separated items among\n"
+	"                            payload (or args, arg), context (or ctx), scope,\n"
+	"                            header, all, none; naming items without 'all' or\n"
+	"                            'none' hides the names not listed\n"
+	"  -f, --fields=LIST         header fields to print: comma-separated items among\n"
+	"                            trace, trace:hostname, trace:domain, trace:procname,\n"
+	"                            trace:vpid, loglevel, emf, callsite, all; naming\n"
+	"                            items without 'all' hides the fields not listed\n"
+	"                            (the default shows trace:hostname, trace:procname\n"
+	"                            and trace:vpid)\n"
+	"      --color=WHEN          color the output: never, auto (default: when both\n"
+	"                            standard output and error are terminals of a known\n"
+	"                            type) or always (when the terminal supports it)\n"
+	"      --decode-only         decode every event and print nothing but warnings\n"
+	"                            and errors (for benchmarks and trace checks)\n"
+	"  -h, --help                show this help and exit\n"
+	"\n"
+	"Exit status:\n"
+	"  0  the traces were printed\n"
+	"  1  usage error\n"
+	"  2  no trace found at a PATH, or a trace file cannot be read\n"
+	"  3  malformed trace (the message names the file and byte offset)\n"
+	"  4  writing the output failed\n"
+	"\n"
+	"Examples:\n"
+	"  strata view ~/lttng-traces/my-session-20261203-101500\n"
+	"  strata view --clock-date -n all -f all,loglevel TRACE_DIR | less\n";
+
+enum {
+	OPT_NO_DELTA = 256,
+	OPT_CLOCK_CYCLES,
+	OPT_CLOCK_SECONDS,
+	OPT_CLOCK_DATE,
+	OPT_CLOCK_GMT,
+	OPT_CLOCK_OFFSET,
+	OPT_CLOCK_OFFSET_NS,
+	OPT_CLOCK_FORCE_CORRELATE,
+	OPT_COLOR,
+	OPT_DECODE_ONLY,
+};
+
+static const struct option view_options[] = {
+	{ "trace-path", required_argument, NULL, 't' },
+	{ "no-delta", no_argument, NULL, OPT_NO_DELTA },
+	{ "clock-cycles", no_argument, NULL, OPT_CLOCK_CYCLES },
+	{ "clock-seconds", no_argument, NULL, OPT_CLOCK_SECONDS },
+	{ "clock-date", no_argument, NULL, OPT_CLOCK_DATE },
+	{ "clock-gmt", no_argument, NULL, OPT_CLOCK_GMT },
+	{ "clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET },
+	{ "clock-offset-ns", required_argument, NULL, OPT_CLOCK_OFFSET_NS },
+	{ "clock-force-correlate", no_argument, NULL, OPT_CLOCK_FORCE_CORRELATE },
+	{ "names", required_argument, NULL, 'n' },
+	{ "fields", required_argument, NULL, 'f' },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "decode-only", no_argument, NULL, OPT_DECODE_ONLY },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum color_when { COLOR_AUTO, COLOR_NEVER, COLOR_ALWAYS };
+
+struct view_args {
+	struct strata_ctf_pretty_options pretty;
+	struct strata_ctf_reader_options reader;
+	enum color_when color;
+	bool decode_only;
+	bool names_all, names_none, names_item;
+	bool fields_all, fields_item;
+	const char **paths;
+	unsigned n_paths;
+};
+
+static bool parse_s64(const char *s, int64_t *ret)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s || *end)
+		return false;
+	*ret = v;
+	return true;
+}
+
+/* Calls item() on each comma-separated item of list; false on the first failure. */
+static bool for_each_item(const char *list, bool (*item)(struct view_args *, const char *),
+			  struct view_args *a)
+{
+	_cleanup_free_ char *copy = strdup(list);
+	char *save = NULL;
+
+	if (!copy) {
+		cli_error("Out of memory");
+		return false;
+	}
+	if (!*copy) {
+		cli_error("Empty list");
+		return false;
+	}
+	for (char *it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save))
+		if (!item(a, it))
+			return false;
+	return true;
+}
+
+static bool names_item(struct view_args *a, const char *it)
+{
+	struct strata_ctf_pretty_options *o = &a->pretty;
+
+	if (!strcmp(it, "payload") || !strcmp(it, "args") || !strcmp(it, "arg")) {
+		o->name_payload = o->name_payload_set = true;
+	} else if (!strcmp(it, "context") || !strcmp(it, "ctx")) {
+		o->name_context = o->name_context_set = true;
+	} else if (!strcmp(it, "scope")) {
+		o->name_scope = o->name_scope_set = true;
+	} else if (!strcmp(it, "header")) {
+		o->name_header = o->name_header_set = true;
+	} else if (!strcmp(it, "all")) {
+		a->names_all = true;
+		return true;
+	} else if (!strcmp(it, "none")) {
+		a->names_none = true;
+		return true;
+	} else {
+		cli_error("Unknown item '%s' in --names (expected payload, context, scope, header, "
+			  "all or none)",
+			  it);
+		return false;
+	}
+	a->names_item = true;
+	return true;
+}
+
+static bool fields_item(struct view_args *a, const char *it)
+{
+	struct strata_ctf_pretty_options *o = &a->pretty;
+
+	if (!strcmp(it, "trace")) {
+		o->field_trace = o->field_trace_set = true;
+	} else if (!strcmp(it, "trace:hostname")) {
+		o->field_hostname = o->field_hostname_set = true;
+	} else if (!strcmp(it, "trace:domain")) {
+		o->field_domain = o->field_domain_set = true;
+	} else if (!strcmp(it, "trace:procname")) {
+		o->field_procname = o->field_procname_set = true;
+	} else if (!strcmp(it, "trace:vpid")) {
+		o->field_vpid = o->field_vpid_set = true;
+	} else if (!strcmp(it, "loglevel")) {
+		o->field_loglevel = o->field_loglevel_set = true;
+	} else if (!strcmp(it, "emf")) {
+		o->field_emf = o->field_emf_set = true;
+	} else if (!strcmp(it, "callsite")) {
+		o->field_callsite = o->field_callsite_set = true;
+	} else if (!strcmp(it, "all")) {
+		a->fields_all = true;
+		return true;
+	} else if (!strcmp(it, "none")) {
+		/* babeltrace2 rejects it too; leaving every field out is `-f callsite`. */
+		cli_error("'none' is not a --fields item: list the fields to print, or use "
+			  "'-f callsite' to print no header field");
+		return false;
+	} else {
+		cli_error(
+			"Unknown item '%s' in --fields (expected trace, trace:hostname, "
+			"trace:domain, trace:procname, trace:vpid, loglevel, emf, callsite or all)",
+			it);
+		return false;
+	}
+	a->fields_item = true;
+	return true;
+}
+
+/*
+ * babeltrace2's terminal test (bt_common_colors_supported()): colors only
+ * on a known terminal type with both stdout and stderr being terminals;
+ * BABELTRACE_TERM_COLOR=always|never overrides it.
+ */
+static bool term_colors_supported(void)
+{
+	static const char *const terms[] = { "xterm",  "rxvt", "konsole", "gnome",
+					     "screen", "tmux", "putty" };
+	const char *force = getenv("BABELTRACE_TERM_COLOR");
+	const char *term = getenv("TERM");
+	struct stat st;
+	bool known = false;
+
+	if (force && !strcasecmp(force, "always"))
+		return true;
+	if (force && !strcasecmp(force, "never"))
+		return false;
+	if (!term)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(terms); i++)
+		if (!strncmp(term, terms[i], strlen(terms[i])))
+			known = true;
+	if (!known)
+		return false;
+	for (int fd = 1; fd <= 2; fd++) {
+		if (!isatty(fd))
+			return false;
+		if (fstat(fd, &st) == 0 && !S_ISCHR(st.st_mode))
+			return false;
+	}
+	return true;
+}
+
+static int parse_args(int argc, char **argv, struct view_args *a)
+{
+	int c;
+
+	/* Leading '+' would stop at the first path; options may follow paths. */
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":t:n:f:h", view_options, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			a->paths[a->n_paths++] = optarg;
+			break;
+		case OPT_NO_DELTA:
+			a->pretty.no_delta = true;
+			break;
+		case OPT_CLOCK_CYCLES:
+			a->pretty.clock_cycles = true;
+			break;
+		case OPT_CLOCK_SECONDS:
+			a->pretty.clock_seconds = true;
+			break;
+		case OPT_CLOCK_DATE:
+			a->pretty.clock_date = true;
+			break;
+		case OPT_CLOCK_GMT:
+			a->pretty.clock_gmt = true;
+			break;
+		case OPT_CLOCK_OFFSET:
+			if (!parse_s64(optarg, &a->reader.clock_offset_s)) {
+				cli_error(
+					"Invalid --clock-offset '%s': expected an integer number of "
+					"seconds",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_CLOCK_OFFSET_NS:
+			if (!parse_s64(optarg, &a->reader.clock_offset_ns)) {
+				cli_error(
+					"Invalid --clock-offset-ns '%s': expected an integer number "
+					"of nanoseconds",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_CLOCK_FORCE_CORRELATE:
+			a->reader.force_correlate = true;
+			break;
+		case 'n':
+			if (!for_each_item(optarg, names_item, a))
+				return -1;
+			break;
+		case 'f':
+			if (!for_each_item(optarg, fields_item, a))
+				return -1;
+			break;
+		case OPT_COLOR:
+			if (!strcmp(optarg, "never")) {
+				a->color = COLOR_NEVER;
+			} else if (!strcmp(optarg, "auto")) {
+				a->color = COLOR_AUTO;
+			} else if (!strcmp(optarg, "always")) {
+				a->color = COLOR_ALWAYS;
+			} else {
+				cli_error("Invalid --color '%s': expected never, auto or always",
+					  optarg);
+				return -1;
+			}
+			break;
+		case OPT_DECODE_ONLY:
+			a->decode_only = true;
+			break;
+		case ':':
+			cli_error("Option '%s' needs a value", argv[optind - 1]);
+			return -1;
+		default:
+			cli_error("Unknown option '%s'", argv[optind - 1]);
+			return -1;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		a->paths[a->n_paths++] = argv[i];
+
+	if (a->names_all && a->names_none) {
+		cli_error("--names cannot contain both 'all' and 'none'");
+		return -1;
+	}
+	if (a->names_all)
+		a->pretty.name_default = STRATA_CTF_SHOW;
+	else if (a->names_none || a->names_item)
+		a->pretty.name_default = STRATA_CTF_HIDE;
+	if (a->fields_all)
+		a->pretty.field_default = STRATA_CTF_SHOW;
+	else if (a->fields_item)
+		a->pretty.field_default = STRATA_CTF_HIDE;
+
+	if (a->n_paths == 0) {
+		cli_error(
+			"No trace to read: give a trace directory (one that contains a 'metadata' "
+			"file, or a parent of such directories)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Each input must be an existing file or directory. This is where a
+ * session name will be resolved to its output directory once sessions
+ * exist; for now a name that is not a path is reported as such.
+ */
+static int check_inputs(const struct view_args *a)
+{
+	struct stat st;
+
+	for (unsigned i = 0; i < a->n_paths; i++) {
+		if (stat(a->paths[i], &st) == 0)
+			continue;
+		if (errno == ENOENT)
+			cli_error("No trace at '%s': there is no such file or directory (a trace "
+				  "directory contains a 'metadata' file)",
+				  a->paths[i]);
+		else
+			cli_error("No trace at '%s': %s", a->paths[i], strerror(errno));
+		return CLI_EXIT_NOTRACE;
+	}
+	return CLI_EXIT_OK;
+}
+
+static int open_error(const struct view_args *a, int err, const char *msg)
+{
+	switch (err) {
+	case -STRATA_ENOTRACE:
+		if (a->n_paths == 1)
+			cli_error("No trace at '%s': no 'metadata' file at or below it (a trace "
+				  "directory contains a 'metadata' file)",
+				  a->paths[0]);
+		else
+			cli_error("No trace found at or below any of the %u paths given (a trace "
+				  "directory contains a 'metadata' file)",
+				  a->n_paths);
+		return CLI_EXIT_NOTRACE;
+	case -STRATA_EMETADATA:
+	case -STRATA_ESTREAM:
+	case -STRATA_EUNSUPPORTED:
+	case -STRATA_ECLOCK:
+		cli_error("Malformed trace: %s", msg && *msg ? msg : strata_strerror(err));
+		return CLI_EXIT_MALFORMED;
+	case -ENOMEM:
+		cli_error("Failed to open the traces: %s", strata_strerror(err));
+		return CLI_EXIT_OUTPUT;
+	default:
+		cli_error("Failed to read the traces: %s",
+			  msg && *msg ? msg : strata_strerror(err));
+		return CLI_EXIT_NOTRACE;
+	}
+}
+
+/* Maps a write error: a closed pipe (`strata view | head`) is a normal end. */
+static int output_error(int err)
+{
+	if (err == -EPIPE)
+		return CLI_EXIT_OK;
+	cli_error("Failed to write the events: %s", strerror(-err));
+	return CLI_EXIT_OUTPUT;
+}
+
+static int run_view(int argc, char **argv)
+{
+	_cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	struct view_args a = { 0 };
+	struct strata_ctf_reader *reader = NULL;
+	struct strata_ctf_pretty *pretty = NULL;
+	_cleanup_free_ char *errmsg = NULL;
+	bool colors;
+	int ret, status = CLI_EXIT_OK;
+
+	if (!paths) {
+		cli_error("Out of memory");
+		return CLI_EXIT_OUTPUT;
+	}
+	a.paths = paths;
+	if (parse_args(argc, argv, &a) < 0)
+		return cli_usage_error("view");
+	ret = check_inputs(&a);
+	if (ret != CLI_EXIT_OK)
+		return ret;
+
+	colors = term_colors_supported();
+	a.pretty.color = colors && a.color != COLOR_NEVER;
+	a.pretty.color_warnings = colors;
+
+	ret = strata_ctf_reader_create(a.paths, a.n_paths, &a.reader, &reader, &errmsg);
+	if (ret < 0)
+		return open_error(&a, ret, errmsg);
+
+	pretty = strata_ctf_pretty_create(&a.pretty, stdout, stderr);
+	if (!pretty) {
+		cli_error("Failed to create the printer: %s", strerror(errno));
+		strata_ctf_reader_destroy(reader);
+		return CLI_EXIT_OUTPUT;
+	}
+	/* A closed pipe must surface as EPIPE from write(), not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+
+	for (;;) {
+		struct strata_ctf_msg msg;
+		enum strata_ctf_status st = strata_ctf_reader_next(reader, &msg);
+
+		if (st == STRATA_CTF_END)
+			break;
+		if (st != STRATA_CTF_OK) {
+			/* The events decoded before the error come out first. */
+			ret = strata_ctf_pretty_flush(pretty);
+			if (ret < 0) {
+				status = output_error(ret);
+				goto out;
+			}
+			fflush(stdout);
+			cli_error("Malformed trace: %s", strata_ctf_reader_last_error(reader));
+			status = CLI_EXIT_MALFORMED;
+			break;
+		}
+		if (a.decode_only && msg.type == STRATA_CTF_MSG_EVENT)
+			continue;
+		ret = strata_ctf_pretty_print(pretty, &msg);
+		if (ret < 0) {
+			status = output_error(ret);
+			goto out;
+		}
+	}
+	if (status == CLI_EXIT_OK) {
+		ret = strata_ctf_pretty_flush(pretty);
+		if (ret < 0)
+			status = output_error(ret);
+		else if (fflush(stdout) != 0)
+			status = output_error(-errno);
+	}
+out:
+	strata_ctf_pretty_destroy(pretty);
+	strata_ctf_reader_destroy(reader);
+	return status;
+}
+
+const struct cli_command cli_cmd_view = {
+	.name = "view",
+	.run = run_view,
+	.help = view_help,
+	.summary = "print the events of traces, as babeltrace2 does",
+};
