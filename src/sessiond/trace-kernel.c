@@ -289,27 +289,6 @@ static int write_metadata(struct ks_session *ks)
 	return ret;
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[IPC_PATH_MAX + 64];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0750) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0750) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static void ks_free(struct ks_session *ks)
 {
 	if (!ks)
@@ -374,7 +353,7 @@ static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_sessio
 		return -ENOMEM;
 	snprintf(ks->dir, sizeof(ks->dir), "%s/kernel", s->output);
 	snprintf(path, sizeof(path), "%s/index", ks->dir);
-	ret_code = mkdir_p(path);
+	ret_code = sd_mkdir_p(path);
 	if (ret_code < 0) {
 		snprintf(msg, IPC_MSG_MAX, "Failed to create the trace directory '%.600s': %s",
 			 ks->dir, strerror(-ret_code));

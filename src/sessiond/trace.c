@@ -2,6 +2,7 @@
 /* The model's hooks, dispatched to the domains (see trace.h). */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sessiond/trace.h"
 #include "common/common.h"
@@ -18,17 +19,42 @@ static int hook_kernel_check(struct sd_state *st, char *msg)
 
 static int hook_session_start(struct sd_state *st, struct sd_session *s, char *msg)
 {
-	return sdk_session_start(daemon_of(st), s, msg);
+	int ret = sdk_session_start(daemon_of(st), s, msg);
+
+	if (ret < 0)
+		return ret;
+	ret = sdu_session_start(daemon_of(st), s, msg);
+	if (ret < 0) {
+		char unused[IPC_MSG_MAX];
+
+		sdk_session_stop(daemon_of(st), s, unused);
+	}
+	return ret;
 }
 
 static int hook_session_stop(struct sd_state *st, struct sd_session *s, char *msg)
 {
-	return sdk_session_stop(daemon_of(st), s, msg);
+	int ret = sdu_session_stop(daemon_of(st), s, msg);
+	int kret = sdk_session_stop(daemon_of(st), s, ret < 0 ? (char[IPC_MSG_MAX]){ 0 } : msg);
+
+	return ret < 0 ? ret : kret;
 }
 
 static void hook_session_destroy(struct sd_state *st, struct sd_session *s)
 {
+	sdu_session_destroy(daemon_of(st), s);
 	sdk_session_destroy(daemon_of(st), s);
+}
+
+static void hook_app_ready(struct sd_state *st, struct sd_app *a)
+{
+	sdu_app_ready(daemon_of(st), a);
+}
+
+static int hook_event_register(struct sd_state *st, struct sd_app *a, const void *msg, size_t len,
+			       uint32_t *ret_id)
+{
+	return sdu_event_register(daemon_of(st), a, msg, len, ret_id);
 }
 
 static void hook_event_changed(struct sd_state *st, struct sd_session *s, struct sd_channel *c,
@@ -36,6 +62,8 @@ static void hook_event_changed(struct sd_state *st, struct sd_session *s, struct
 {
 	if (c->domain == IPC_DOMAIN_KERNEL)
 		sdk_event_changed(daemon_of(st), s, c, e);
+	else
+		sdu_event_changed(daemon_of(st), s, c, e);
 }
 
 static int hook_list(struct sd_state *st, uint8_t domain, struct ipc_reply *rep)
@@ -55,10 +83,34 @@ int sd_trace_init(struct sd_daemon *d)
 	h->session_destroy = hook_session_destroy;
 	h->event_changed = hook_event_changed;
 	h->list_tracepoints = hook_list;
+	h->app_ready = hook_app_ready;
+	h->event_register = hook_event_register;
 	return 0;
 }
 
 void sd_trace_release(struct sd_daemon *d)
 {
+	sdu_release(d);
 	sdk_release(d);
+}
+
+int sd_mkdir_p(const char *path)
+{
+	char buf[IPC_PATH_MAX + 256];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0750) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0750) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
 }

@@ -4,6 +4,8 @@
  * trace files when sessions start, stop and go away. trace.c installs the
  * model's hooks and dispatches them to the domains:
  *
+ *   trace-ust.c     the user-space domain: lib/ringbuf buffers sent to the
+ *                   apps (ust-abi.h), the consumer thread, <output>/ust/.
  *   trace-kernel.c  the kernel domain (src/sessiond/kernel, eBPF): channels
  *                   created at the first start, records written as CTF
  *                   packets into <output>/kernel/<channel>_<stream>.
@@ -17,6 +19,20 @@
 int sd_trace_init(struct sd_daemon *d);
 /* After every session is gone. */
 void sd_trace_release(struct sd_daemon *d);
+
+/* mkdir -p with mode 0750. */
+int sd_mkdir_p(const char *path);
+
+/* trace-ust.c: the same contracts as struct sd_hooks. */
+int sdu_session_start(struct sd_daemon *d, struct sd_session *s, char *msg);
+int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg);
+void sdu_session_destroy(struct sd_daemon *d, struct sd_session *s);
+void sdu_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c,
+		       struct sd_event *e);
+void sdu_app_ready(struct sd_daemon *d, struct sd_app *a);
+int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, size_t len,
+		       uint32_t *ret_id);
+void sdu_release(struct sd_daemon *d);
 
 /* trace-kernel.c: the same contracts as struct sd_hooks. */
 int sdk_check(struct sd_daemon *d, char *msg);

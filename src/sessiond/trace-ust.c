@@ -1,0 +1,910 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The user-space domain of a session: buffers for apps, the consumer, and
+ * the CTF trace in LTTng's layout (DESIGN.md §6).
+ *
+ *   trace    one per session and buffer owner: a user (per-UID buffers,
+ *            <output>/ust/uid/<uid>/<bits>-bit) or a process (per-PID,
+ *            <output>/ust/pid/<procname>-<pid>-<date>). It holds the
+ *            metadata (preamble, one stream class per channel, one event
+ *            class per registered (event, channel)) and one buffer per
+ *            channel.
+ *   buffer   a lib/ringbuf channel (nr_cpus per-CPU buffers in a memfd)
+ *            sent to every app of its owner, and its stream files
+ *            <channel>_<cpu> plus index/<channel>_<cpu>.idx.
+ *   consumer one thread for the daemon: drains closed sub-buffers of every
+ *            buffer (woken per sub-buffer through the ring buffer's eventfd,
+ *            and by a 100 ms timer for switch timers and stragglers) and
+ *            writes each as one CTF packet.
+ *
+ * Threads: the control thread (event loop) creates and destroys traces and
+ * writes the metadata; the consumer thread writes packets. `lock` guards the
+ * buffer list and every buffer's consumer state; the control thread takes
+ * it to add, flush (stop) or remove buffers.
+ *
+ * Records are stamped with CLOCK_MONOTONIC ns by the apps (protocol 1.x), the
+ * clock kernel events use, so both domains share one timeline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <strata/error.h>
+
+#include "ctf/writer.h"
+#include "ringbuf/ringbuf.h"
+#include "sessiond/app.h"
+#include "sessiond/trace.h"
+#include "strata-config.h"
+#include "ust/context.h"
+#include "common/log.h"
+#include "common/common.h"
+
+#define US_MAX_BUFFERS 1024
+#define US_POLL_MS 100
+
+struct us_trace;
+
+struct us_stream {
+	int fd;
+	int idx_fd;
+	uint64_t offset;
+};
+
+struct us_buffer {
+	struct us_trace *trace;
+	uint64_t channel_key;
+	uint32_t stream_id;
+	uint32_t nr_cpus;
+	uint32_t switch_timer_us;
+	uint64_t last_switch_ms;
+	struct rb_channel *rb;
+	struct rb_consumer *cons;
+	struct us_stream *streams;
+	uint8_t *pad; /* zeroes to pad packets to the page size */
+	size_t pad_len;
+	int err;
+	bool listed; /* in the consumer's list */
+};
+
+struct us_event {
+	uint64_t channel_key;
+	uint32_t id;
+	char name[STRATA_UST_SYM_NAME_LEN];
+};
+
+struct us_trace {
+	uid_t uid;
+	uint32_t app_id; /* per-PID traces: the owner; 0 for per-UID */
+	uint8_t bits;
+	char dir[IPC_PATH_MAX + 128];
+	uint8_t uuid[16];
+	struct ctf_metadata md;
+	size_t md_written;
+	int md_fd;
+	uint32_t nr_buffers;
+	struct us_buffer *buffers[SD_MAX_CHANNELS];
+	uint32_t next_id[SD_MAX_CHANNELS];
+	uint32_t nr_events;
+	struct us_event *events;
+};
+
+struct us_session {
+	uint32_t nr_traces;
+	struct us_trace **traces;
+	uint32_t nr_apps; /* apps that have the session's channels */
+	uint32_t *apps; /* their ids */
+	time_t created;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool running;
+	bool quit;
+	int kick_fd; /* eventfd: the buffer list changed, or quit */
+	uint32_t nr;
+	struct us_buffer *list[US_MAX_BUFFERS];
+} cons = { .lock = PTHREAD_MUTEX_INITIALIZER, .kick_fd = -1 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- Consumer ----------------------------------------------------------- */
+
+/* Write one packet; called with cons.lock held. */
+static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
+{
+	struct us_stream *st = &b->streams[pkt->cpu];
+	struct ctf_packet_info pi = { .stream_id = b->stream_id,
+				      .stream_instance_id = pkt->cpu,
+				      .cpu_id = pkt->cpu };
+	uint8_t hdr[CTF_PACKET_HEADER_LEN], idx[CTF_INDEX_ENTRY_LEN];
+	size_t size = ctf_packet_size(pkt->size);
+	size_t pad = size - CTF_PACKET_HEADER_LEN - pkt->size;
+	int ret;
+
+	memcpy(pi.uuid, b->trace->uuid, 16);
+	pi.timestamp_begin = pkt->ts_begin;
+	pi.timestamp_end = pkt->ts_end;
+	pi.content_size = (uint64_t)(CTF_PACKET_HEADER_LEN + pkt->size) * 8;
+	pi.packet_size = (uint64_t)size * 8;
+	pi.packet_seq_num = pkt->seq;
+	pi.events_discarded = pkt->lost_total;
+	ctf_packet_header_write(hdr, &pi, b->trace->md.big_endian);
+	if (pad > b->pad_len) {
+		uint8_t *p = realloc(b->pad, pad);
+
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		memset(p, 0, pad);
+		b->pad = p;
+		b->pad_len = pad;
+	}
+	ret = ctf_write_full(st->fd, hdr, sizeof(hdr));
+	if (ret == 0)
+		ret = ctf_write_full(st->fd, pkt->data, pkt->size);
+	if (ret == 0 && pad)
+		ret = ctf_write_full(st->fd, b->pad, pad);
+	if (ret == 0) {
+		ctf_index_entry_write(idx, st->offset, &pi);
+		ret = ctf_write_full(st->idx_fd, idx, sizeof(idx));
+	}
+	if (ret < 0 && !b->err)
+		b->err = ret;
+	st->offset += size;
+}
+
+/* Read every closed sub-buffer of b; called with cons.lock held. */
+static void drain(struct us_buffer *b, unsigned int flags)
+{
+	for (uint32_t cpu = 0; cpu < b->nr_cpus; cpu++) {
+		struct rb_packet pkt;
+		int ret;
+
+		while ((ret = rb_consumer_read(b->cons, cpu, flags, &pkt)) == 0)
+			write_packet(b, &pkt);
+		if (ret == -STRATA_ESTREAM && !b->err) {
+			log_warn("Buffer of channel key %llu cpu %u is corrupted: an app wrote "
+				 "garbage in shared memory; ignoring it",
+				 (unsigned long long)b->channel_key, cpu);
+			b->err = ret;
+		}
+	}
+}
+
+static void flush_all(struct us_buffer *b)
+{
+	uint64_t ts = now_ns();
+
+	for (uint32_t cpu = 0; cpu < b->nr_cpus; cpu++)
+		rb_consumer_flush(b->cons, cpu, ts);
+}
+
+static void *consumer_main(void *arg)
+{
+	struct pollfd *pfds = calloc(US_MAX_BUFFERS + 1, sizeof(*pfds));
+
+	(void)arg;
+	if (!pfds)
+		return NULL;
+	pthread_mutex_lock(&cons.lock);
+	while (!cons.quit) {
+		uint64_t now_ms = now_ns() / 1000000;
+		nfds_t n = 0;
+		uint64_t v;
+
+		for (uint32_t i = 0; i < cons.nr; i++) {
+			struct us_buffer *b = cons.list[i];
+
+			rb_consumer_ack_wakeup(b->cons);
+			if (b->switch_timer_us &&
+			    now_ms - b->last_switch_ms >= MAX(1u, b->switch_timer_us / 1000)) {
+				flush_all(b);
+				b->last_switch_ms = now_ms;
+			}
+			drain(b, 0);
+			rb_consumer_arm_wakeup(b->cons);
+			/* A producer may have closed a sub-buffer before the arm. */
+			drain(b, 0);
+			pfds[n++] = (struct pollfd){ .fd = rb_consumer_wakeup_fd(b->cons),
+						     .events = POLLIN };
+		}
+		pfds[n++] = (struct pollfd){ .fd = cons.kick_fd, .events = POLLIN };
+		pthread_mutex_unlock(&cons.lock);
+		poll(pfds, n, US_POLL_MS);
+		if (read(cons.kick_fd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: not kicked */
+		}
+		pthread_mutex_lock(&cons.lock);
+	}
+	pthread_mutex_unlock(&cons.lock);
+	free(pfds);
+	return NULL;
+}
+
+static void kick(void)
+{
+	uint64_t one = 1;
+
+	if (write(cons.kick_fd, &one, sizeof(one)) < 0) {
+		/* the counter is saturated: the consumer is awake anyway */
+	}
+}
+
+static int consumer_start(void)
+{
+	int ret;
+
+	if (cons.running)
+		return 0;
+	cons.kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (cons.kick_fd < 0)
+		return -errno;
+	cons.quit = false;
+	ret = pthread_create(&cons.thread, NULL, consumer_main, NULL);
+	if (ret) {
+		close(cons.kick_fd);
+		cons.kick_fd = -1;
+		return -ret;
+	}
+	cons.running = true;
+	return 0;
+}
+
+void sdu_release(struct sd_daemon *d)
+{
+	(void)d;
+	if (!cons.running)
+		return;
+	pthread_mutex_lock(&cons.lock);
+	cons.quit = true;
+	pthread_mutex_unlock(&cons.lock);
+	kick();
+	pthread_join(cons.thread, NULL);
+	close(cons.kick_fd);
+	cons.kick_fd = -1;
+	cons.running = false;
+}
+
+/* ---- Traces and buffers ------------------------------------------------- */
+
+static void buffer_free(struct us_buffer *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_lock(&cons.lock);
+	if (b->listed) {
+		for (uint32_t i = 0; i < cons.nr; i++) {
+			if (cons.list[i] == b) {
+				cons.list[i] = cons.list[--cons.nr];
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&cons.lock);
+	rb_consumer_destroy(b->cons);
+	rb_channel_destroy(b->rb);
+	for (uint32_t i = 0; b->streams && i < b->nr_cpus; i++) {
+		if (b->streams[i].fd >= 0)
+			close(b->streams[i].fd);
+		if (b->streams[i].idx_fd >= 0)
+			close(b->streams[i].idx_fd);
+	}
+	free(b->streams);
+	free(b->pad);
+	free(b);
+}
+
+static int buffer_create(struct us_trace *t, const struct sd_channel *c, uint32_t stream_id,
+			 struct us_buffer **ret)
+{
+	struct rb_config cfg = { .subbuf_size = c->subbuf_size,
+				 .num_subbufs = c->num_subbuf,
+				 .nr_cpus = (uint32_t)get_nprocs_conf(),
+				 .mode = c->overwrite ? RB_MODE_OVERWRITE : RB_MODE_DISCARD };
+	uint8_t hdr[CTF_INDEX_HEADER_LEN];
+	char path[sizeof(t->dir) + IPC_NAME_MAX + 32];
+	struct us_buffer *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	b->trace = t;
+	b->channel_key = c->key;
+	b->stream_id = stream_id;
+	b->nr_cpus = cfg.nr_cpus;
+	b->switch_timer_us = c->switch_timer_us;
+	err = rb_channel_create(&cfg, &b->rb);
+	if (err == 0)
+		err = rb_consumer_create(b->rb, NULL, &b->cons);
+	b->streams = calloc(b->nr_cpus, sizeof(*b->streams));
+	if (err == 0 && !b->streams)
+		err = -ENOMEM;
+	for (uint32_t i = 0; b->streams && i < b->nr_cpus; i++)
+		b->streams[i].fd = b->streams[i].idx_fd = -1;
+	for (uint32_t i = 0; err == 0 && i < b->nr_cpus; i++) {
+		struct us_stream *st = &b->streams[i];
+
+		snprintf(path, sizeof(path), "%s/%s_%u", t->dir, c->name, i);
+		st->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+		snprintf(path, sizeof(path), "%s/index/%s_%u.idx", t->dir, c->name, i);
+		st->idx_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+		if (st->fd < 0 || st->idx_fd < 0) {
+			err = -errno;
+			break;
+		}
+		ctf_index_header_write(hdr);
+		err = ctf_write_full(st->idx_fd, hdr, sizeof(hdr));
+	}
+	if (err < 0) {
+		buffer_free(b);
+		return err;
+	}
+	*ret = b;
+	return 0;
+}
+
+static void trace_free(struct us_trace *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->nr_buffers; i++)
+		buffer_free(t->buffers[i]);
+	if (t->md_fd >= 0)
+		close(t->md_fd);
+	ctf_metadata_release(&t->md);
+	free(t->events);
+	free(t);
+}
+
+static int write_metadata(struct us_trace *t)
+{
+	int ret = ctf_metadata_write_packets(t->md_fd, &t->md, t->md_written, t->md.len);
+
+	if (ret == 0)
+		t->md_written = t->md.len;
+	return ret;
+}
+
+static int context_type(const char *name, enum ust_context_type *ret)
+{
+	static const char *const names[] = { [UST_CTX_VPID] = "vpid",
+					     [UST_CTX_VTID] = "vtid",
+					     [UST_CTX_PROCNAME] = "procname",
+					     [UST_CTX_PTHREAD_ID] = "pthread_id",
+					     [UST_CTX_IP] = "ip" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (names[i] && strcmp(names[i], name) == 0) {
+			*ret = (enum ust_context_type)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The ust-abi.h code of a context name (its CONTEXT command). */
+static uint32_t abi_context(const char *name)
+{
+	static const char *const names[] = { NULL, "vpid", "vtid", "procname", "pthread_id", "ip" };
+
+	for (uint32_t i = 1; i < ARRAY_SIZE(names); i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return 0;
+}
+
+static int trace_create(struct sd_session *s, struct us_session *us, const struct sd_app *a,
+			struct us_trace **ret)
+{
+	struct ctf_writer_env env = { .domain = "ust",
+				      .tracer_name = "strata",
+				      .architecture_bit_width = a->bits_per_long,
+				      .trace_name = s->name,
+				      .vpid = -1 };
+	struct ctf_writer_clock clock = { .name = "monotonic",
+					  .description = "Monotonic Clock",
+					  .freq = 1000000000 };
+	char hostname[256] = "", datetime[32], vdatetime[32], clock_uuid[40] = "";
+	char path[sizeof(((struct us_trace *)0)->dir) + 32], date[32];
+	bool per_pid = s->ust.channels[0]->buffers == IPC_BUFFERS_PID;
+	struct us_trace *t = calloc(1, sizeof(*t));
+	struct tm tm;
+	FILE *f;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->md_fd = -1;
+	t->uid = a->uid;
+	t->bits = a->bits_per_long;
+	t->app_id = per_pid ? a->id : 0;
+	localtime_r(&us->created, &tm);
+	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+	if (per_pid)
+		snprintf(t->dir, sizeof(t->dir), "%s/ust/pid/%s-%d-%s", s->output, a->procname,
+			 (int)a->pid, date);
+	else
+		snprintf(t->dir, sizeof(t->dir), "%s/ust/uid/%u/%u-bit", s->output,
+			 (unsigned)a->uid, a->bits_per_long);
+	snprintf(path, sizeof(path), "%s/index", t->dir);
+	err = sd_mkdir_p(path);
+	if (err == 0)
+		err = ctf_uuid_generate(t->uuid);
+	if (err == 0)
+		err = ctf_metadata_init(&t->md, t->uuid);
+	if (err < 0)
+		goto err;
+	gethostname(hostname, sizeof(hostname) - 1);
+	ctf_format_datetime(us->created, datetime);
+	ctf_format_datetime(time(NULL), vdatetime);
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (fgets(clock_uuid, sizeof(clock_uuid), f))
+			clock_uuid[strcspn(clock_uuid, "\n")] = '\0';
+		fclose(f);
+	}
+	env.hostname = hostname;
+	env.buffering_scheme = per_pid ? "pid" : "uid";
+	env.buffering_id = per_pid ? (int64_t)a->pid : (int64_t)a->uid;
+	env.trace_creation_datetime = datetime;
+	if (sscanf(STRATA_VERSION, "%d.%d.%d", &env.tracer_major, &env.tracer_minor,
+		   &env.tracer_patchlevel) != 3)
+		env.tracer_major = env.tracer_minor = env.tracer_patchlevel = 0;
+	if (per_pid) {
+		env.vpid = a->pid;
+		env.procname = a->procname;
+		env.vpid_datetime = vdatetime;
+	}
+	clock.uuid = clock_uuid[0] ? clock_uuid : NULL;
+	ctf_clock_set_offset_ns(&clock, ctf_clock_measure_monotonic_offset());
+	err = ctf_metadata_add_preamble(&t->md, &env, &clock);
+	for (uint32_t i = 0; err == 0 && i < s->ust.nr_channels; i++) {
+		const struct sd_channel *c = s->ust.channels[i];
+		const struct strata_field_desc *ctx[IPC_MAX_CONTEXTS];
+		uint32_t n = 0;
+
+		for (uint32_t j = 0; j < c->nr_contexts && n < ARRAY_SIZE(ctx); j++) {
+			enum ust_context_type type;
+
+			if (context_type(c->contexts[j], &type) == 0)
+				ctx[n++] = ust_context_desc(type);
+		}
+		err = ctf_metadata_add_stream(&t->md, i, ctx, n);
+		if (err == 0)
+			err = buffer_create(t, c, i, &t->buffers[i]);
+		if (err == 0)
+			t->nr_buffers++;
+	}
+	if (err < 0)
+		goto err;
+	snprintf(path, sizeof(path), "%s/metadata", t->dir);
+	t->md_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (t->md_fd < 0) {
+		err = -errno;
+		goto err;
+	}
+	err = write_metadata(t);
+	if (err < 0)
+		goto err;
+	*ret = t;
+	return 0;
+err:
+	trace_free(t);
+	return err;
+}
+
+/* The trace an app writes for session s (created on demand). */
+static int trace_of(struct sd_session *s, struct us_session *us, const struct sd_app *a,
+		    bool create, struct us_trace **ret)
+{
+	bool per_pid = s->ust.channels[0]->buffers == IPC_BUFFERS_PID;
+	struct us_trace **arr;
+	struct us_trace *t;
+	int err;
+
+	for (uint32_t i = 0; i < us->nr_traces; i++) {
+		t = us->traces[i];
+		if (per_pid ? t->app_id == a->id :
+			      (t->uid == a->uid && t->bits == a->bits_per_long)) {
+			*ret = t;
+			return 0;
+		}
+	}
+	if (!create)
+		return -ENOENT;
+	arr = realloc(us->traces, (us->nr_traces + 1) * sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	us->traces = arr;
+	err = trace_create(s, us, a, &t);
+	if (err < 0)
+		return err;
+	us->traces[us->nr_traces++] = t;
+	/* The consumer reads the new buffers from now on. */
+	pthread_mutex_lock(&cons.lock);
+	for (uint32_t i = 0; i < t->nr_buffers && cons.nr < US_MAX_BUFFERS; i++) {
+		cons.list[cons.nr++] = t->buffers[i];
+		t->buffers[i]->listed = true;
+	}
+	pthread_mutex_unlock(&cons.lock);
+	kick();
+	*ret = t;
+	return 0;
+}
+
+/* ---- Apps --------------------------------------------------------------- */
+
+static bool app_attached(const struct us_session *us, uint32_t app_id)
+{
+	for (uint32_t i = 0; i < us->nr_apps; i++)
+		if (us->apps[i] == app_id)
+			return true;
+	return false;
+}
+
+static int send_enabler(struct sd_daemon *d, struct sd_app *a, const struct sd_channel *c,
+			const struct sd_event *e)
+{
+	struct strata_ust_enabler m = { .hdr.type = STRATA_UST_MSG_ENABLER,
+					.channel_key = c->key,
+					.enabler_id = e->id,
+					.enabled = e->enabled,
+					.loglevel_type = e->loglevel_type,
+					.loglevel = e->loglevel };
+
+	snprintf(m.pattern, sizeof(m.pattern), "%s", e->name);
+	return sd_app_command(d, a, &m, sizeof(m), NULL, 0);
+}
+
+static int send_session_cmd(struct sd_daemon *d, struct sd_app *a, uint16_t type, uint64_t id)
+{
+	struct strata_ust_session_cmd m = { .hdr.type = type, .session_id = id };
+
+	return sd_app_command(d, a, &m, sizeof(m), NULL, 0);
+}
+
+/*
+ * Give an app the session's channels, contexts and event rules, then start
+ * it. A failure drops this app only (sd_app_command does), never the session.
+ */
+static int app_attach(struct sd_daemon *d, struct sd_session *s, struct us_session *us,
+		      struct sd_app *a)
+{
+	uint32_t *apps, app_id = a->id;
+	struct us_trace *t;
+	int err;
+
+	if (app_attached(us, app_id))
+		return send_session_cmd(d, a, STRATA_UST_MSG_START, s->id);
+	err = trace_of(s, us, a, true, &t);
+	if (err < 0) {
+		log_error("Failed to create the user space trace of session '%s' for pid %d: %s",
+			  s->name, (int)a->pid, strata_strerror(err));
+		return err;
+	}
+	apps = realloc(us->apps, (us->nr_apps + 1) * sizeof(*apps));
+	if (!apps)
+		return -ENOMEM;
+	us->apps = apps;
+	us->apps[us->nr_apps++] = app_id;
+	for (uint32_t i = 0; i < s->ust.nr_channels; i++) {
+		const struct sd_channel *c = s->ust.channels[i];
+		struct strata_ust_channel m = { .hdr.type = STRATA_UST_MSG_CHANNEL,
+						.channel_key = c->key,
+						.session_id = s->id,
+						.subbuf_size = c->subbuf_size,
+						.num_subbuf = c->num_subbuf,
+						.nr_cpus = t->buffers[i]->nr_cpus,
+						.buffer_type = c->buffers == IPC_BUFFERS_PID ?
+								       STRATA_UST_BUFFERS_PID :
+								       STRATA_UST_BUFFERS_UID,
+						.overwrite = c->overwrite,
+						.switch_timer_us = c->switch_timer_us,
+						.nr_fds = RB_CHANNEL_NR_FDS };
+		int fds[RB_CHANNEL_NR_FDS];
+
+		snprintf(m.name, sizeof(m.name), "%s", c->name);
+		rb_channel_fds(t->buffers[i]->rb, fds);
+		err = sd_app_command(d, a, &m, sizeof(m), fds, RB_CHANNEL_NR_FDS);
+		for (uint32_t j = 0; err == 0 && j < c->nr_contexts; j++) {
+			struct strata_ust_context cm = { .hdr.type = STRATA_UST_MSG_CONTEXT,
+							 .channel_key = c->key,
+							 .ctx_type = abi_context(c->contexts[j]) };
+
+			err = sd_app_command(d, a, &cm, sizeof(cm), NULL, 0);
+		}
+		for (uint32_t j = 0; err == 0 && j < c->nr_events; j++)
+			err = send_enabler(d, a, c, &c->events[j]);
+		if (err < 0)
+			return err;
+	}
+	return send_session_cmd(d, a, STRATA_UST_MSG_START, s->id);
+}
+
+static struct sd_app *app_by_id(struct sd_daemon *d, uint32_t id)
+{
+	for (uint32_t i = 0; i < d->nr_apps; i++)
+		if (d->apps[i].in_use && d->apps[i].ready && d->apps[i].id == id)
+			return &d->apps[i];
+	return NULL;
+}
+
+/* Apps of another user only reach root's daemon; sessions trace them all. */
+int sdu_session_start(struct sd_daemon *d, struct sd_session *s, char *msg)
+{
+	struct us_session *us = s->ust_priv;
+	int err;
+
+	if (!s->ust.nr_channels)
+		return 0;
+	err = consumer_start();
+	if (err < 0) {
+		snprintf(msg, IPC_MSG_MAX, "Failed to start the consumer thread: %s",
+			 strerror(-err));
+		return err;
+	}
+	if (!us) {
+		us = calloc(1, sizeof(*us));
+		if (!us)
+			return -ENOMEM;
+		us->created = time(NULL);
+		s->ust_priv = us;
+	}
+	for (uint32_t i = 0; i < d->nr_apps; i++) {
+		struct sd_app *a = &d->apps[i];
+
+		if (a->in_use && a->ready)
+			app_attach(d, s, us, a);
+	}
+	return 0;
+}
+
+int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
+{
+	struct us_session *us = s->ust_priv;
+	int err = 0;
+
+	if (!us)
+		return 0;
+	/* Apps first: once they answer, no record of this session is in flight. */
+	for (uint32_t i = 0; i < us->nr_apps; i++) {
+		struct sd_app *a = app_by_id(d, us->apps[i]);
+
+		if (a)
+			send_session_cmd(d, a, STRATA_UST_MSG_STOP, s->id);
+	}
+	pthread_mutex_lock(&cons.lock);
+	for (uint32_t i = 0; i < us->nr_traces; i++) {
+		struct us_trace *t = us->traces[i];
+
+		for (uint32_t j = 0; j < t->nr_buffers; j++) {
+			struct us_buffer *b = t->buffers[j];
+
+			drain(b, 0);
+			flush_all(b);
+			drain(b, 0);
+			/* Whatever is still open belongs to a dead or stuck writer. */
+			drain(b, RB_READ_FORCE);
+			if (b->err && !err) {
+				err = b->err;
+				snprintf(msg, IPC_MSG_MAX,
+					 "Failed to write the user space trace in '%.600s': %s",
+					 t->dir, strata_strerror(err));
+			}
+		}
+	}
+	pthread_mutex_unlock(&cons.lock);
+	return err;
+}
+
+void sdu_session_destroy(struct sd_daemon *d, struct sd_session *s)
+{
+	struct us_session *us = s->ust_priv;
+
+	if (!us)
+		return;
+	for (uint32_t i = 0; i < us->nr_apps; i++) {
+		struct sd_app *a = app_by_id(d, us->apps[i]);
+
+		if (a)
+			send_session_cmd(d, a, STRATA_UST_MSG_SESSION_DESTROY, s->id);
+	}
+	for (uint32_t i = 0; i < us->nr_traces; i++)
+		trace_free(us->traces[i]);
+	free(us->traces);
+	free(us->apps);
+	free(us);
+	s->ust_priv = NULL;
+}
+
+void sdu_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c,
+		       struct sd_event *e)
+{
+	struct us_session *us = s->ust_priv;
+
+	if (!us)
+		return;
+	for (uint32_t i = 0; i < us->nr_apps; i++) {
+		struct sd_app *a = app_by_id(d, us->apps[i]);
+
+		if (a)
+			send_enabler(d, a, c, e);
+	}
+}
+
+void sdu_app_ready(struct sd_daemon *d, struct sd_app *a)
+{
+	for (uint32_t i = 0; i < d->state.nr_sessions; i++) {
+		struct sd_session *s = d->state.sessions[i];
+
+		if (s->active && s->ust.nr_channels && s->ust_priv)
+			app_attach(d, s, s->ust_priv, a);
+		if (!a->in_use) /* dropped while attaching */
+			return;
+	}
+}
+
+/* ---- Event registration --------------------------------------------------- */
+
+static bool terminated(const char *s, size_t size)
+{
+	return memchr(s, '\0', size) != NULL;
+}
+
+/* Rebuild the descriptors of an EVENT_REGISTER; checks what the writer can't. */
+static int build_fields(const uint8_t *msg, const struct strata_ust_event_register *ev,
+			struct strata_field_desc **ret_fields, struct strata_enum_desc **ret_enums,
+			struct strata_enum_entry **ret_entries)
+{
+	const uint8_t *fp = msg + sizeof(*ev);
+	const uint8_t *ep = fp + (size_t)ev->nr_fields * sizeof(struct strata_ust_field);
+	struct strata_field_desc *fields = calloc(ev->nr_fields + 1, sizeof(*fields));
+	struct strata_enum_desc *enums = calloc(ev->nr_fields + 1, sizeof(*enums));
+	struct strata_enum_entry *entries = calloc(ev->nr_enum_entries + 1, sizeof(*entries));
+	static struct strata_ust_field wf[STRATA_UST_MAX_FIELDS];
+	static struct strata_ust_enum_entry we[STRATA_UST_MAX_ENUM_ENTRIES];
+	uint32_t next_entry = 0;
+
+	*ret_fields = fields;
+	*ret_enums = enums;
+	*ret_entries = entries;
+	if (!fields || !enums || !entries)
+		return -ENOMEM;
+	/* Copies outlive the message: the descriptors point into them until the
+	 * metadata is written (single control thread). */
+	memcpy(wf, fp, (size_t)ev->nr_fields * sizeof(*wf));
+	memcpy(we, ep, (size_t)ev->nr_enum_entries * sizeof(*we));
+	for (uint32_t i = 0; i < ev->nr_fields; i++) {
+		struct strata_ust_field *w = &wf[i];
+		struct strata_field_desc *f = &fields[i];
+
+		if (!terminated(w->name, sizeof(w->name)) || !w->name[0] ||
+		    !terminated(w->enum_name, sizeof(w->enum_name)) ||
+		    w->kind > STRATA_TYPE_SEQUENCE ||
+		    (w->int_size != 8 && w->int_size != 16 && w->int_size != 32 &&
+		     w->int_size != 64) ||
+		    (w->int_base != 10 && w->int_base != 16 && w->int_base != 8 &&
+		     w->int_base != 2) ||
+		    w->length > 65536)
+			return -STRATA_EPROTO;
+		f->name = w->name;
+		f->kind = w->kind;
+		f->encoding = w->encoding;
+		f->nowrite = w->nowrite;
+		f->integer = (struct strata_integer_type){ .size = w->int_size,
+							   .is_signed = w->int_signed,
+							   .base = w->int_base,
+							   .network = w->int_network };
+		f->length = w->length;
+		if (w->kind == STRATA_TYPE_ENUM) {
+			if (w->nr_enum_entries > ev->nr_enum_entries - next_entry)
+				return -STRATA_EPROTO;
+			enums[i].name = w->enum_name;
+			enums[i].entries = &entries[next_entry];
+			enums[i].nr_entries = w->nr_enum_entries;
+			for (uint32_t j = 0; j < w->nr_enum_entries; j++, next_entry++) {
+				struct strata_ust_enum_entry *e = &we[next_entry];
+
+				if (!terminated(e->label, sizeof(e->label)))
+					return -STRATA_EPROTO;
+				entries[next_entry] = (struct strata_enum_entry){
+					.start = { e->start, e->start_signed },
+					.end = { e->end, e->end_signed },
+					.label = e->label,
+					.is_auto = e->is_auto,
+				};
+			}
+			f->enum_desc = &enums[i];
+		}
+	}
+	return next_entry == ev->nr_enum_entries ? 0 : -STRATA_EPROTO;
+}
+
+int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, size_t len,
+		       uint32_t *ret_id)
+{
+	struct strata_ust_event_register ev;
+	struct strata_field_desc *fields = NULL;
+	struct strata_enum_desc *enums = NULL;
+	struct strata_enum_entry *entries = NULL;
+	struct sd_session *s = NULL;
+	struct us_trace *t;
+	struct us_event *evs;
+	uint32_t ci = 0;
+	int err;
+
+	(void)len; /* sizes checked by app.c */
+	memcpy(&ev, msg, sizeof(ev));
+	for (uint32_t i = 0; i < d->state.nr_sessions && !s; i++) {
+		struct sd_session *cand = d->state.sessions[i];
+
+		for (uint32_t j = 0; j < cand->ust.nr_channels; j++) {
+			if (cand->ust.channels[j]->key == ev.channel_key) {
+				s = cand;
+				ci = j;
+				break;
+			}
+		}
+	}
+	if (!s || !s->ust_priv || trace_of(s, s->ust_priv, a, false, &t) < 0)
+		return -ENOENT;
+	for (uint32_t i = 0; i < t->nr_events; i++) {
+		if (t->events[i].channel_key == ev.channel_key &&
+		    strcmp(t->events[i].name, ev.name) == 0) {
+			*ret_id = t->events[i].id;
+			return 0;
+		}
+	}
+	err = build_fields(msg, &ev, &fields, &enums, &entries);
+	if (err == 0) {
+		struct ctf_writer_event we = { .name = ev.name,
+					       .id = t->next_id[ci],
+					       .stream_id = ci,
+					       .loglevel = ev.loglevel,
+					       .fields = fields,
+					       .nr_fields = ev.nr_fields };
+
+		evs = realloc(t->events, (t->nr_events + 1) * sizeof(*evs));
+		if (!evs)
+			err = -ENOMEM;
+		else
+			t->events = evs;
+		if (err == 0)
+			err = ctf_metadata_add_event(&t->md, &we);
+		if (err == 0)
+			err = write_metadata(t);
+		if (err == 0) {
+			struct us_event *e = &t->events[t->nr_events++];
+
+			e->channel_key = ev.channel_key;
+			e->id = t->next_id[ci]++;
+			snprintf(e->name, sizeof(e->name), "%s", ev.name);
+			*ret_id = e->id;
+		}
+	}
+	if (err < 0)
+		log_warn("Failed to register event '%s' of pid %d: %s", ev.name, (int)a->pid,
+			 strata_strerror(err));
+	free(fields);
+	free(enums);
+	free(entries);
+	return err;
+}
