@@ -66,7 +66,7 @@ static int pid_is_zombie(uint32_t pid)
 		*p++ = "/stat"[i];
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT;
+		return 0; /* gone now (next check sees it) or hidden (hidepid): not a zombie */
 	len = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (len <= 0)

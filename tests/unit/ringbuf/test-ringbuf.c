@@ -534,6 +534,26 @@ static void test_dead_writer(void **state)
 	rb_channel_destroy(ch);
 }
 
+static void test_pid_alive(void **state)
+{
+	siginfo_t si;
+	pid_t pid;
+
+	(void)state;
+	assert_true(rb_pid_alive((uint32_t)getpid()));
+	assert_true(rb_pid_alive((uint32_t)getppid()));
+	assert_false(rb_pid_alive(0));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	/* Exited but not reaped: a zombie holds no record in flight. */
+	assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+	assert_false(rb_pid_alive((uint32_t)pid));
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_false(rb_pid_alive((uint32_t)pid));
+}
+
 static void test_hole(void **state)
 {
 	struct rb_channel *ch = make_channel(SB, 4, 1, RB_MODE_DISCARD);
@@ -814,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_overwrite_reader_keeps_up),
 		cmocka_unit_test(test_overwrite_blocked_by_inflight),
 		cmocka_unit_test(test_dead_writer),
+		cmocka_unit_test(test_pid_alive),
 		cmocka_unit_test(test_hole),
 		cmocka_unit_test(test_overwrite_hole_repair),
 		cmocka_unit_test(test_corrupted_positions),
