@@ -279,8 +279,37 @@ static size_t fmt_short_dyadic(char *out, double v)
 		;
 	for (last = nd; last > first && digits[last - 1] == '0'; last--)
 		;
-	if (last - first > 6)
-		return 0;
+	if (last - first > 6) {
+		/*
+		 * Round the exact expansion to 6 significant digits as glibc
+		 * does: to nearest, ties to even. A carry out of the first
+		 * digit changes the exponent; leave that rare case to printf.
+		 */
+		size_t cut = first + 6, i;
+		bool up;
+
+		if (digits[cut] != '5') {
+			up = digits[cut] > '5';
+		} else {
+			/* Above the tie when any digit after the 5 is non-zero. */
+			up = last > cut + 1 || ((digits[cut - 1] - '0') & 1);
+		}
+		if (up) {
+			for (i = cut; i > first; i--) {
+				if (digits[i - 1] != '9') {
+					digits[i - 1]++;
+					break;
+				}
+				digits[i - 1] = '0';
+			}
+			if (i == first)
+				return 0;
+		}
+		for (last = cut; last > first && digits[last - 1] == '0'; last--)
+			;
+		if (last < nint)
+			last = nint;
+	}
 	if (v < 0)
 		*p++ = '-';
 	if (nint) {

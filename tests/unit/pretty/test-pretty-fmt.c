@@ -159,8 +159,14 @@ static void test_double(void **state)
 	assert_string_equal(fdbl(99999.9375), "99999.9");
 
 	/* Every short binary fraction against the C library's %g. */
+	assert_string_equal(fdbl(24999.875), "24999.9");
+	assert_string_equal(fdbl(0.5), "0.5");
+	assert_string_equal(fdbl(10000.03125), "10000");
+	assert_string_equal(fdbl(99999.96875), "100000");
+	assert_string_equal(fdbl(12345.25), "12345.2");
+	assert_string_equal(fdbl(12345.75), "12345.8");
 	for (int j = 0; j <= 22; j++) {
-		for (long i = -40000; i <= 40000; i += 7) {
+		for (long i = -200000; i <= 200000; i += 31) {
 			double v = (double)i * 37.0 / (double)(1L << j);
 			char want[64];
 
