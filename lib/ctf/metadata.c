@@ -139,18 +139,23 @@ int ctf_metadata_read_buf(const uint8_t *buf, size_t size, char **ret_text, size
 			return ret;
 		}
 	} else {
-		unsigned major, minor;
+		unsigned major = 0, minor = 0;
 
 		/*
-		 * Plain text should start with `/ * CTF 1.8`; babeltrace2 accepts it
-		 * missing but rejects another version.
+		 * Plain text must start with the `/ * CTF 1.8` signature: babeltrace2
+		 * 2.0.4 scans it with this very format and, when it is missing,
+		 * validates an uninitialized version, i.e. fails.
 		 */
 		memcpy(out, buf, size);
 		out[size] = '\0';
 		len = size;
-		if (size > 7 && !memcmp(out, "/* CTF ", 7) &&
-		    sscanf(out + 7, "%10u.%10u", &major, &minor) == 2 &&
-		    (major != 1 || minor != 8)) {
+		if (sscanf(out, "/* CTF %10u.%10u", &major, &minor) != 2) {
+			free(out);
+			return read_error(err,
+					  "metadata at offset 0: missing `/* CTF 1.8` signature "
+					  "in plain text metadata");
+		}
+		if (major != 1 || minor != 8) {
 			free(out);
 			return read_error(err,
 					  "metadata at offset 0: invalid version %u.%u (need 1.8)",

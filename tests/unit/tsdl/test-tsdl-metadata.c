@@ -252,6 +252,7 @@ static void test_plain_text_version(void **state)
 {
 	const char bad[] = "/* CTF 2.0 */\ntrace { major = 1; minor = 8; byte_order = le; };\n";
 	const char none[] = "trace { major = 1; minor = 8; byte_order = le; };\n";
+	const char sig[] = "/*CTF  1.8 tight */ trace { major = 1; minor = 8; byte_order = le; };";
 	struct ctf_parse_error err;
 	char *text = NULL;
 	size_t len;
@@ -261,11 +262,16 @@ static void test_plain_text_version(void **state)
 		ctf_metadata_read_buf((const uint8_t *)bad, sizeof(bad) - 1, &text, &len, &err),
 		-STRATA_EMETADATA);
 	assert_non_null(strstr(err.msg, "offset 0: invalid version 2.0"));
+	/* babeltrace2 fails on plain text without the signature too. */
 	assert_int_equal(
 		ctf_metadata_read_buf((const uint8_t *)none, sizeof(none) - 1, &text, &len, &err),
-		0);
-	assert_int_equal(len, sizeof(none) - 1);
-	assert_string_equal(text, none);
+		-STRATA_EMETADATA);
+	assert_non_null(strstr(err.msg, "offset 0: missing `/* CTF 1.8` signature"));
+	assert_null(text);
+	assert_int_equal(
+		ctf_metadata_read_buf((const uint8_t *)sig, sizeof(sig) - 1, &text, &len, &err), 0);
+	assert_int_equal(len, sizeof(sig) - 1);
+	assert_string_equal(text, sig);
 	free(text);
 	/* TSDL version 2.0 in the trace block. */
 	assert_int_equal(

@@ -225,10 +225,11 @@ static void test_ust_metadata(void **state)
 	ctf_trace_class_destroy(tc);
 }
 
-/* lttng-modules style: no signature, compact header, kernel env, nested types. */
+/* lttng-modules style: compact header, kernel env, nested types. */
 static void test_kernel_metadata(void **state)
 {
-	struct ctf_trace_class *tc = parse_data("kernel.metadata");
+	/* lttng-modules writes 4 KiB packets, text cut mid-token, no signature. */
+	struct ctf_trace_class *tc = parse_data("kernel-packetized.metadata");
 	const struct ctf_stream_class *sc = ctf_trace_class_stream(tc, 0);
 	const struct ctf_event_class *ec;
 	const struct ctf_type *v, *t;
