@@ -6,6 +6,7 @@
  * (pid, tid, ppid, procname, vpid, vtid, prio, nice), captured in the kernel.
  * The statedump must list the processes alive at start.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -147,6 +148,22 @@ static void check_with_babeltrace(struct kernel_channel *ch, const struct kt_tes
 	CHECK(system(cmd) == 0, "rm");
 }
 
+static int *proc_pids(size_t *ret_n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int *pids = calloc(65536, sizeof(int));
+	size_t n = 0;
+
+	while (d && pids && (de = readdir(d)) && n < 65536)
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+			pids[n++] = (int)strtol(de->d_name, NULL, 10);
+	if (d)
+		closedir(d);
+	*ret_n = n;
+	return pids;
+}
+
 static const char *name_of(struct kernel_channel *ch, const struct kt_test_rec *r)
 {
 	const char *n = kernel_channel_event_name(ch, r->id);
@@ -166,6 +183,9 @@ int main(void)
 	unsigned int n_sd_start = 0, n_sd_end = 0, n_sd_child = 0, n_sd_self = 0, n_sd_init = 0;
 	unsigned int n_sd_fd = 0;
 	uint64_t t0;
+	size_t nproc_before = 0;
+	int *proc_before;
+	static bool proc_seen[65536];
 
 	kt_test_require_kernel();
 	r = kernel_tracer_create(&kt, why, sizeof(why));
@@ -216,6 +236,7 @@ int main(void)
 		workload(go[0], done[1]);
 	CHECK(child > 0, "fork");
 
+	proc_before = proc_pids(&nproc_before);
 	t0 = kt_test_now_ns();
 	r = kernel_channel_start(ch);
 	CHECK(r == 0, "start: %d", r);
@@ -288,6 +309,9 @@ int main(void)
 				}
 				n_sd_self += sp == self;
 				n_sd_init += sp == 1;
+				for (size_t k = 0; k < nproc_before; k++)
+					if (proc_before[k] == sp)
+						proc_seen[k] = true;
 			} else {
 				n_sd_fd += kt_test_i32(e->payload) == self;
 			}
@@ -373,6 +397,15 @@ int main(void)
 	CHECK(n_sd_child == 1, "statedump lists the workload %u times", n_sd_child);
 	CHECK(n_sd_self >= 1, "statedump lists the tracer's threads");
 	CHECK(n_sd_init >= 1, "statedump lists init's threads: %u", n_sd_init);
+	/* Every process /proc listed before start and still alive now is in the dump. */
+	for (size_t k = 0; k < nproc_before; k++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d", proc_before[k]);
+		if (!proc_seen[k] && !access(path, F_OK))
+			CHECK(false, "process %d missing from the statedump", proc_before[k]);
+	}
+	free(proc_before);
 	CHECK(n_sd_fd >= 3, "statedump lists the tracer's fds: %u", n_sd_fd);
 	/*
 	 * Stream 0 also carries the kernel's recursion misses (events of other
