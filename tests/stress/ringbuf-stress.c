@@ -14,7 +14,8 @@
  * channel, the lost counts reported in packets == the drops writers saw (plus
  * at most one per killed writer). Runs discard mode, then overwrite mode.
  *
- * Duration: STRATA_STRESS_SECONDS or --seconds N (default 3 s in total).
+ * Duration: STRATA_STRESS_SECONDS or --seconds N (default 3 s in total);
+ * --mode discard|overwrite|both. tsan.sh builds and runs it under TSan.
  */
 #include <errno.h>
 #include <poll.h>
@@ -529,16 +530,35 @@ static int run(enum rb_mode mode, double seconds)
 	return ok ? 0 : -1;
 }
 
+static _Noreturn void usage(void)
+{
+	fprintf(stderr, "usage: ringbuf-stress [--seconds N] [--mode discard|overwrite|both]\n");
+	exit(2);
+}
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("STRATA_STRESS_SECONDS");
 	struct sigaction sa;
 	double seconds = env ? strtod(env, NULL) : 3.0;
+	int modes = 3; /* bit 0: discard, bit 1: overwrite */
 	long n;
-	int r;
+	int i, r = 0;
 
-	if (argc == 3 && !strcmp(argv[1], "--seconds"))
-		seconds = strtod(argv[2], NULL);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = strtod(argv[++i], NULL);
+		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+			i++;
+			modes = !strcmp(argv[i], "discard")   ? 1 :
+				!strcmp(argv[i], "overwrite") ? 2 :
+				!strcmp(argv[i], "both")      ? 3 :
+								0;
+			if (!modes)
+				usage();
+		} else
+			usage();
+	}
 	if (seconds <= 0)
 		seconds = 3.0;
 	n = sysconf(_SC_NPROCESSORS_CONF);
@@ -553,8 +573,9 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
 
-	r = run(RB_MODE_DISCARD, seconds / 2);
-	if (run(RB_MODE_OVERWRITE, seconds / 2) < 0)
+	if (modes & 1 && run(RB_MODE_DISCARD, modes == 3 ? seconds / 2 : seconds) < 0)
+		r = -1;
+	if (modes & 2 && run(RB_MODE_OVERWRITE, modes == 3 ? seconds / 2 : seconds) < 0)
 		r = -1;
 	munmap(sh, sizeof(*sh));
 	return r < 0 ? 1 : 0;
