@@ -313,8 +313,9 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 			atomic_thread_fence(memory_order_acquire);
 			w2 = atomic_load_explicit(&ctl->write_pos, memory_order_relaxed);
 			if (w2 - c > ch->cpu_buf_size) {
-				/* Lapped while copying: the lapping producer pushes
-				 * consumed_pos and counts; wait for its push. */
+				/* Lapped while copying: the lapping producer pushed
+				 * consumed_pos (before its CAS) and counted those
+				 * records; re-read it. Still c is defensive only. */
 				if (atomic_load_explicit(&ctl->consumed_pos,
 							 memory_order_acquire) == c)
 					return -EAGAIN;

@@ -49,7 +49,8 @@
  *      writers' late stores would corrupt the new data; otherwise push
  *      consumed_pos past it and count its records as overwritten (below);
  *   3. CAS write_pos o -> end (retry from 1 on failure);
- *   4. write the PADDING header (if any), then RESERVED header;
+ *   4. write our RESERVED header (first: it closes the hole window), then
+ *      the PADDING header of the previous sub-buffer if we switched;
  *   5. caller writes payload; commit = store-release of the COMMITTED header.
  * One locked instruction per record. The record's length is in its own header,
  * so the consumer walks each sub-buffer as a chain of headers and never needs

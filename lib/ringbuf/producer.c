@@ -283,9 +283,18 @@ static inline __attribute__((always_inline)) int reserve(struct rb_channel *ch, 
 		 * consumer's acquire fence before re-reading write_pos (F). */
 		atomic_thread_fence(memory_order_release);
 
+	/*
+	 * Our header first: until it is stored, a kill or a long stall leaves
+	 * a hole the consumer can only skip after hole_timeout_ms (layout.h).
+	 * RESERVED needs no ordering: the COMMITTED store-release publishes.
+	 */
+	pid = rb_self_pid;
+	pass = begin >> ch->cpu_buf_shift;
+	hdr = rb_hdr_at(ch, c, begin);
+	res->priv_word = rb_hdr_make(RB_REC_RESERVED, payload_len, pid, pass);
+	atomic_store_explicit(hdr, res->priv_word, memory_order_relaxed);
 	if (ts_bits)
 		atomic_store_explicit(&ctl->last_ts, ts, memory_order_relaxed);
-	pid = rb_self_pid;
 	if (unlikely(begin != o)) {
 		/* Close the previous sub-buffer with padding; our ts is its end. */
 		store_ts(&rb_subbuf_ctl(ch, c, o >> ch->subbuf_shift)->ts_end,
@@ -311,11 +320,6 @@ static inline __attribute__((always_inline)) int reserve(struct rb_channel *ch, 
 		flags |= RB_RES_CLOSES;
 	}
 
-	pass = begin >> ch->cpu_buf_shift;
-	hdr = rb_hdr_at(ch, c, begin);
-	res->priv_word = rb_hdr_make(RB_REC_RESERVED, payload_len, pid, pass);
-	/* RESERVED needs no ordering: the COMMITTED store-release publishes. */
-	atomic_store_explicit(hdr, res->priv_word, memory_order_relaxed);
 	res->priv_hdr = (void *)hdr;
 	res->priv_flags = flags;
 	res->priv_cpu = c;
