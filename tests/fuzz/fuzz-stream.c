@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target for the CTF stream decoder: the first input byte picks one of
+ * a few built-in metadata texts (LTTng UST large header, kernel-style
+ * compact header with variants, big-endian bit-fields), the rest is written
+ * as the trace's only stream file; then every message is read. Any outcome
+ * but a crash or a sanitizer report is fine.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <strata/ctf.h>
+
+#include "common/common.h"
+
+static const char meta_ust[] =
+	"/* CTF 1.8 */\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	"trace { major = 1; minor = 8; uuid = \"5887661f-c6a1-401c-b5c6-7da1597a8d24\";\n"
+	"  byte_order = le;\n"
+	"  packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id;\n"
+	"    uint64_t stream_instance_id; }; };\n"
+	"env { hostname = \"fz\"; domain = \"ust\"; tracer_name = \"lttng-ust\"; tracer_major = 2;\n"
+	"  tracer_minor = 13; };\n"
+	"clock { name = \"monotonic\"; freq = 1000000000; offset = 1796278581571687245; };\n"
+	"typealias integer { size = 32; align = 8; signed = false; map = clock.monotonic.value; }\n"
+	"  := uint32_clock_monotonic_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; }\n"
+	"  := uint64_clock_monotonic_t;\n"
+	"struct packet_context { uint64_clock_monotonic_t timestamp_begin;\n"
+	"  uint64_clock_monotonic_t timestamp_end; uint64_t content_size; uint64_t packet_size;\n"
+	"  uint64_t packet_seq_num; uint64_t events_discarded; uint32_t cpu_id; };\n"
+	"struct event_header_large { enum : uint16_t { compact = 0 ... 65534, extended = 65535 } id;\n"
+	"  variant <id> { struct { uint32_clock_monotonic_t timestamp; } compact;\n"
+	"  struct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended; } v; } align(8);\n"
+	"stream { id = 0; event.header := struct event_header_large;\n"
+	"  packet.context := struct packet_context;\n"
+	"  event.context := struct { integer { size = 32; align = 8; signed = 1; } _vpid;\n"
+	"    integer { size = 8; align = 8; signed = 1; encoding = UTF8; } _procname[17]; }; };\n"
+	"event { name = \"t:ints\"; id = 0; stream_id = 0; loglevel = 13;\n"
+	"  fields := struct { integer { size = 8; align = 8; signed = 1; } _s8;\n"
+	"    integer { size = 64; align = 8; signed = 0; base = 16; } _h64;\n"
+	"    integer { size = 16; align = 8; signed = 0; byte_order = be; } _n16; }; };\n"
+	"event { name = \"t:str\"; id = 1; stream_id = 0;\n"
+	"  fields := struct { string _s; integer { size = 8; align = 8; signed = 0; encoding = UTF8; } _t[4];\n"
+	"    uint32_t __q_length; integer { size = 8; align = 8; signed = 0; encoding = UTF8; } _q[ __q_length ];\n"
+	"    uint16_t __n_length; uint32_t _n[ __n_length ];\n"
+	"    floating_point { exp_dig = 8; mant_dig = 24; align = 8; } _f;\n"
+	"    floating_point { exp_dig = 11; mant_dig = 53; align = 8; } _d;\n"
+	"    enum : uint8_t { \"A\" = 0, \"B\" = 1 ... 9 } _e; }; };\n"
+	"event { name = \"t:empty\"; id = 2; stream_id = 0; fields := struct { }; };\n";
+
+static const char meta_compact[] =
+	"/* CTF 1.8 */\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	"typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
+	"trace { major = 1; minor = 8; byte_order = le;\n"
+	"  packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"
+	"env { hostname = \"k\"; domain = \"kernel\"; };\n"
+	"clock { name = \"monotonic\"; freq = 1000; offset_s = 100; };\n"
+	"typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; }\n"
+	"  := uint27_clock_monotonic_t;\n"
+	"typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; }\n"
+	"  := uint64_clock_monotonic_t;\n"
+	"struct event_header_compact { enum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+	"  variant <id> { struct { uint27_clock_monotonic_t timestamp; } compact;\n"
+	"  struct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended; } v; } align(8);\n"
+	"stream { id = 0; event.header := struct event_header_compact;\n"
+	"  packet.context := struct { uint64_clock_monotonic_t timestamp_begin;\n"
+	"    uint64_clock_monotonic_t timestamp_end; uint32_t content_size; uint32_t packet_size;\n"
+	"    uint64_t packet_seq_num; uint32_t events_discarded; }; };\n"
+	"stream { id = 1; packet.context := struct { uint32_t packet_size; }; };\n"
+	"event { name = \"k:var\"; id = 0; stream_id = 0;\n"
+	"  fields := struct { enum : uint8_t { a, b, c } _tag;\n"
+	"    variant <_tag> { uint32_t a; string b; struct { uint8_t x; uint64_t y; } c; } _v;\n"
+	"    struct { uint8_t __l_length; uint32_t _l[__l_length]; } _st; }; };\n"
+	"event { name = \"k:arr\"; id = 40; stream_id = 0;\n"
+	"  fields := struct { uint8_t _m[2][3]; string _names[2]; }; };\n"
+	"event { name = \"k:other\"; stream_id = 1; fields := struct { uint32_t _x; }; };\n";
+
+static const char meta_be[] =
+	"/* CTF 1.8 */\n"
+	"trace { major = 1; minor = 8; byte_order = be;\n"
+	"  packet.header := struct { integer { size = 32; align = 8; } magic; }; };\n"
+	"clock { name = c; freq = 1234567; offset_s = -3; };\n"
+	"stream { packet.context := struct {\n"
+	"    integer { size = 64; align = 8; map = clock.c.value; } timestamp_begin;\n"
+	"    integer { size = 64; align = 8; map = clock.c.value; } timestamp_end;\n"
+	"    integer { size = 32; align = 8; } content_size;\n"
+	"    integer { size = 32; align = 8; } packet_size; };\n"
+	"  event.header := struct { integer { size = 3; align = 1; } id;\n"
+	"    integer { size = 13; align = 1; map = clock.c.value; } timestamp; }; };\n"
+	"event { name = bits; id = 0;\n"
+	"  fields := struct { integer { size = 3; align = 1; signed = true; } a;\n"
+	"    integer { size = 5; align = 1; base = 2; } b; integer { size = 12; align = 1; base = 8; } c;\n"
+	"    integer { size = 4; align = 1; signed = true; base = 16; } d;\n"
+	"    integer { size = 61; align = 1; byte_order = le; } e; }; };\n"
+	"event { name = nest; id = 1;\n"
+	"  fields := struct { enum : integer { size = 2; align = 1; } { X, Y, Z } t;\n"
+	"    variant <t> { integer { size = 7; align = 1; } X;\n"
+	"      struct { integer { size = 9; align = 1; } p; integer { size = 1; align = 1; } q; } Y;\n"
+	"      string Z; } v;\n"
+	"    integer { size = 4; align = 1; } n; integer { size = 4; align = 1; } s[n]; }; };\n";
+
+static const char *const metas[] = { meta_ust, meta_compact, meta_be };
+static char dirs[ARRAY_SIZE(metas)][64];
+
+static void cleanup(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(metas); i++) {
+		char p[256];
+
+		if (!dirs[i][0])
+			continue;
+		snprintf(p, sizeof(p), "%s/metadata", dirs[i]);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/stream", dirs[i]);
+		unlink(p);
+		rmdir(dirs[i]);
+	}
+}
+
+static int write_all(const char *path, const void *data, size_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	const uint8_t *p = data;
+
+	if (fd < 0)
+		return -errno;
+	while (size) {
+		ssize_t n = write(fd, p, size);
+
+		if (n <= 0) {
+			close(fd);
+			return -EIO;
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+static int setup(void)
+{
+	static bool done;
+
+	if (done)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(metas); i++) {
+		char p[256];
+
+		snprintf(dirs[i], sizeof(dirs[i]), "/tmp/strata-fuzz-stream-XXXXXX");
+		if (!mkdtemp(dirs[i]))
+			return -errno;
+		snprintf(p, sizeof(p), "%s/metadata", dirs[i]);
+		if (write_all(p, metas[i], strlen(metas[i])) < 0)
+			return -EIO;
+	}
+	atexit(cleanup);
+	done = true;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strata_ctf_reader *r = NULL;
+	struct strata_ctf_msg msg;
+	const char *path;
+	char sp[256];
+	unsigned which;
+	int64_t v;
+
+	if (size < 1 || setup() < 0)
+		return 0;
+	which = data[0] % ARRAY_SIZE(metas);
+	path = dirs[which];
+	snprintf(sp, sizeof(sp), "%s/stream", path);
+	if (write_all(sp, data + 1, size - 1) < 0)
+		return 0;
+	if (strata_ctf_reader_create(&path, 1, NULL, &r, NULL) < 0)
+		return 0;
+	for (unsigned n = 0; n < 100000; n++) {
+		if (strata_ctf_reader_next(r, &msg) != STRATA_CTF_OK)
+			break;
+		if (msg.type == STRATA_CTF_MSG_EVENT) {
+			const char *s;
+			uint32_t len;
+
+			/* Touch what a printer would read. */
+			(void)strata_ctf_event_field_int(msg.event, "s8", &v);
+			if (strata_ctf_event_field_str(msg.event, "q", &s, &len) && len)
+				v += s[len - 1];
+			(void)strata_ctf_event_name(msg.event);
+		}
+	}
+	strata_ctf_reader_destroy(r);
+	return 0;
+}
