@@ -1,0 +1,983 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The app side of the registration protocol (<strata/ust-abi.h>): one
+ * background thread per process that registers with strata-sessiond, lists
+ * the process's tracepoints, and executes the daemon's commands (map a
+ * channel's ring buffer, set its contexts, enable events by pattern, start,
+ * stop) through the control API of ust-control.h.
+ *
+ * The thread never blocks the application beyond a bound: it connects
+ * without waiting for the daemon (retrying every UST_COMM_RETRY_MS while none
+ * listens), the startup handshake below is bounded by
+ * STRATA_UST_REGISTER_TIMEOUT, and the fast path never looks at it.
+ * STRATA_UST_REGISTER=0 disables registration (tests, tools).
+ *
+ * Limits of this version, on purpose:
+ *   - events record into one channel at a time (ust_event_enable() moves an
+ *     event); a second channel matching the same event takes it over;
+ *   - timestamps use CLOCK_MONOTONIC, the clock the daemon's metadata
+ *     declares (the protocol has no clock field yet for TSC channels);
+ *   - the user's own daemon only (not also root's /run/strata);
+ *   - a process forked after registration is not registered again (it keeps
+ *     writing into the buffers it inherited);
+ *   - ring buffer mappings are kept until exit: a probe on another thread may
+ *     still be writing into one when its session is destroyed.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <strata/ust-abi.h>
+
+#include "ringbuf/ringbuf.h"
+#include "ust/backend-ringbuf.h"
+#include "ust/ust-control.h"
+#include "ust/ust-internal.h"
+
+#include "common/common.h"
+
+#define UST_COMM_RETRY_MS 200
+#define UST_COMM_MAX_CHANNELS 64
+#define UST_COMM_MAX_ENABLERS 1024
+
+struct comm_channel {
+	uint64_t key;
+	uint64_t session_id;
+	struct rb_channel *rb;
+	struct ust_channel *chan; /* created at START, once the contexts are known */
+	enum ust_context_type ctx[UST_CTX_MAX];
+	uint32_t n_ctx;
+	bool started;
+};
+
+struct comm_enabler {
+	uint64_t channel_key;
+	uint64_t id;
+	bool enabled;
+	uint32_t loglevel_type;
+	int32_t loglevel;
+	char pattern[STRATA_UST_SYM_NAME_LEN];
+};
+
+/* An (event, channel) pair the daemon gave an id to. */
+struct comm_binding {
+	char name[STRATA_UST_SYM_NAME_LEN];
+	uint64_t channel_key;
+	uint32_t id;
+	bool wanted; /* matched by an enabled enabler at the last evaluation */
+	bool bound; /* currently enabled in the registry */
+};
+
+struct comm {
+	pthread_t thread;
+	int cmd_fd, notify_fd, wake_fd;
+	uint32_t seq;
+	uint64_t token;
+	struct comm_channel channels[UST_COMM_MAX_CHANNELS];
+	uint32_t nr_channels;
+	struct comm_enabler *enablers;
+	uint32_t nr_enablers;
+	struct comm_binding *bindings;
+	uint32_t nr_bindings, cap_bindings;
+	char (*listed)[STRATA_UST_SYM_NAME_LEN]; /* names already sent in TRACEPOINT_LISTs */
+	uint32_t nr_listed, cap_listed;
+	uint8_t buf[STRATA_UST_MAX_MSG_SIZE / 8];
+};
+
+static struct comm *comm;
+
+/*
+ * Startup and provider-registration handshakes with the thread, so that a
+ * short-lived app is traced from its first event, as with lttng-ust: the
+ * library constructor waits (bounded by STRATA_UST_REGISTER_TIMEOUT ms,
+ * default 3000, 0 = never wait) until the thread found no daemon, or
+ * registered and received the commands of the sessions already started;
+ * a provider registered later waits (same bound) until the thread listed
+ * its events and enabled the matching ones.
+ */
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sync_cond = PTHREAD_COND_INITIALIZER;
+static bool sync_initial_done;
+static bool sync_connected;
+static uint64_t sync_wake_gen, sync_done_gen;
+static long sync_timeout_ms = 3000;
+
+/* Time the daemon may stay silent after registration before we stop waiting for commands. */
+#define UST_COMM_QUIET_MS 50
+
+static void sync_set(bool *flag, bool value)
+{
+	pthread_mutex_lock(&sync_lock);
+	*flag = value;
+	pthread_cond_broadcast(&sync_cond);
+	pthread_mutex_unlock(&sync_lock);
+}
+
+static void sync_done_up_to(uint64_t gen)
+{
+	pthread_mutex_lock(&sync_lock);
+	if (gen > sync_done_gen)
+		sync_done_gen = gen;
+	pthread_cond_broadcast(&sync_cond);
+	pthread_mutex_unlock(&sync_lock);
+}
+
+/* Wait until pred() or the timeout; with sync_lock held by the caller. */
+static void sync_wait_locked(bool (*pred)(uint64_t), uint64_t arg)
+{
+	struct timespec deadline;
+
+	if (sync_timeout_ms == 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += sync_timeout_ms / 1000;
+	deadline.tv_nsec += (sync_timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	while (!pred(arg)) {
+		if (sync_timeout_ms < 0)
+			pthread_cond_wait(&sync_cond, &sync_lock);
+		else if (pthread_cond_timedwait(&sync_cond, &sync_lock, &deadline) == ETIMEDOUT)
+			break;
+	}
+}
+
+static bool initial_done(uint64_t unused)
+{
+	(void)unused;
+	return sync_initial_done;
+}
+
+static bool gen_done(uint64_t gen)
+{
+	return !sync_connected || sync_done_gen >= gen;
+}
+
+/* ---- Sockets ------------------------------------------------------------ */
+
+static int send_msg(int fd, void *msg, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = send(fd, msg, len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/* One message, and up to max_fds descriptors with it (-1 filled). */
+static ssize_t recv_msg(int fd, void *buf, size_t len, int *fds, unsigned int max_fds,
+			unsigned int *ret_nfds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 64)];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	unsigned int nfds = 0;
+	ssize_t n;
+
+	if (fds) {
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+	}
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = fds ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (nfds < max_fds)
+				fds[nfds++] = f;
+			else
+				close(f);
+		}
+	}
+	if (ret_nfds)
+		*ret_nfds = nfds;
+	if (n == 0)
+		return -ECONNRESET;
+	if ((mh.msg_flags & MSG_TRUNC) || (size_t)n < sizeof(struct strata_ust_msg_header))
+		return -EPROTO;
+	return n;
+}
+
+static void header_init(struct strata_ust_msg_header *h, uint16_t type, size_t len, uint32_t seq)
+{
+	h->magic = STRATA_UST_MAGIC;
+	h->type = type;
+	h->flags = 0;
+	h->len = (uint32_t)len;
+	h->seq = seq;
+}
+
+static int connect_registered(const char *path, uint8_t kind, uint64_t token)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct strata_ust_register reg = { 0 };
+	struct strata_ust_register_reply rep;
+	struct timeval tv = { .tv_sec = STRATA_UST_REPLY_TIMEOUT_MS / 1000 };
+	ssize_t n;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Every wait on the daemon is bounded. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		goto err;
+	header_init(&reg.hdr, STRATA_UST_MSG_REGISTER, sizeof(reg), 0);
+	reg.major = STRATA_UST_PROTO_MAJOR;
+	reg.minor = STRATA_UST_PROTO_MINOR;
+	reg.socket_kind = kind;
+	reg.bits_per_long = (uint8_t)(sizeof(long) * 8);
+	reg.byte_order = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	reg.pid = (uint32_t)getpid();
+	reg.ppid = (uint32_t)getppid();
+	reg.uid = (uint32_t)getuid();
+	reg.gid = (uint32_t)getgid();
+	reg.token = token;
+	prctl(PR_GET_NAME, (unsigned long)reg.procname, 0, 0, 0);
+	reg.procname[STRATA_UST_PROCNAME_LEN - 1] = '\0';
+	if (send_msg(fd, &reg, sizeof(reg)) < 0)
+		goto err;
+	n = recv_msg(fd, &rep, sizeof(rep), NULL, 0, NULL);
+	if (n != (ssize_t)sizeof(rep) || rep.hdr.magic != STRATA_UST_MAGIC ||
+	    rep.hdr.type != STRATA_UST_MSG_REGISTER_REPLY || rep.status != 0)
+		goto err;
+	return fd;
+err:
+	close(fd);
+	return -ECONNREFUSED;
+}
+
+/* ---- Tracepoint list ----------------------------------------------------- */
+
+struct list_ctx {
+	struct comm *c;
+	struct strata_ust_tracepoint_list *msg;
+	struct strata_ust_tracepoint_entry *ents;
+	int err;
+};
+
+static bool already_listed(const struct comm *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->nr_listed; i++)
+		if (strcmp(c->listed[i], name) == 0)
+			return true;
+	return false;
+}
+
+static int flush_list(struct list_ctx *l)
+{
+	size_t len = sizeof(*l->msg) + l->msg->nr * sizeof(*l->ents);
+	int ret;
+
+	if (!l->msg->nr)
+		return 0;
+	header_init(&l->msg->hdr, STRATA_UST_MSG_TRACEPOINT_LIST, len, ++l->c->seq);
+	ret = send_msg(l->c->notify_fd, l->msg, len);
+	l->msg->nr = 0;
+	return ret;
+}
+
+static int list_one(const struct ust_event_info *info, void *arg)
+{
+	struct list_ctx *l = arg;
+	struct comm *c = l->c;
+	struct strata_ust_tracepoint_entry *e;
+
+	if (already_listed(c, info->full_name) ||
+	    strlen(info->full_name) >= STRATA_UST_SYM_NAME_LEN)
+		return 0;
+	if (c->nr_listed == c->cap_listed) {
+		uint32_t cap = c->cap_listed ? c->cap_listed * 2 : 64;
+		void *p = realloc(c->listed, cap * sizeof(*c->listed));
+
+		if (!p) {
+			l->err = -ENOMEM;
+			return 1;
+		}
+		c->listed = p;
+		c->cap_listed = cap;
+	}
+	memcpy(c->listed[c->nr_listed++], info->full_name, strlen(info->full_name) + 1);
+	e = &l->ents[l->msg->nr++];
+	memset(e, 0, sizeof(*e));
+	memcpy(e->name, info->full_name, strlen(info->full_name) + 1);
+	e->loglevel = info->loglevel;
+	if (l->msg->nr == STRATA_UST_MAX_TP_PER_MSG) {
+		/* Sending under the registry lock is fine: the daemon never waits on us here. */
+		l->err = flush_list(l);
+		if (l->err < 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int send_tracepoint_list(struct comm *c)
+{
+	struct list_ctx l = { .c = c };
+
+	l.msg = (struct strata_ust_tracepoint_list *)(void *)c->buf;
+	l.ents = (struct strata_ust_tracepoint_entry *)(void *)(c->buf + sizeof(*l.msg));
+	memset(l.msg, 0, sizeof(*l.msg));
+	ust_registry_foreach(list_one, &l);
+	if (l.err < 0)
+		return l.err;
+	return flush_list(&l);
+}
+
+/* ---- Enablers and event registration -------------------------------------- */
+
+static bool glob_match(const char *pat, const char *s)
+{
+	const char *star = NULL, *resume = NULL;
+
+	while (*s) {
+		if (*pat == '*') {
+			star = pat++;
+			resume = s;
+		} else if (*pat == *s) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star + 1;
+			s = ++resume;
+		} else {
+			return false;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}
+
+static bool enabler_matches(const struct comm_enabler *e, const char *name, int loglevel)
+{
+	if (!e->enabled || !glob_match(e->pattern, name))
+		return false;
+	switch (e->loglevel_type) {
+	case STRATA_UST_LOGLEVEL_RANGE:
+		return loglevel <= e->loglevel;
+	case STRATA_UST_LOGLEVEL_SINGLE:
+		return loglevel == e->loglevel;
+	default:
+		return true;
+	}
+}
+
+static struct comm_channel *channel_by_key(struct comm *c, uint64_t key)
+{
+	for (uint32_t i = 0; i < c->nr_channels; i++)
+		if (c->channels[i].key == key)
+			return &c->channels[i];
+	return NULL;
+}
+
+static struct comm_binding *binding_find(struct comm *c, const char *name, uint64_t key)
+{
+	for (uint32_t i = 0; i < c->nr_bindings; i++)
+		if (c->bindings[i].channel_key == key && strcmp(c->bindings[i].name, name) == 0)
+			return &c->bindings[i];
+	return NULL;
+}
+
+/* Flatten a descriptor into an EVENT_REGISTER message in c->buf. */
+static int build_event_register(struct comm *c, const struct ust_event_info *info, uint64_t key,
+				size_t *ret_len)
+{
+	struct strata_ust_event_register *ev = (void *)c->buf;
+	const struct strata_field_desc *fields = info->desc->fields;
+	struct strata_ust_field *out = (void *)(c->buf + sizeof(*ev));
+	struct strata_ust_enum_entry *ents;
+	uint32_t nf = 0, ne = 0;
+	size_t len;
+
+	for (uint32_t i = 0; i < info->desc->nr_fields; i++) {
+		if (fields[i].nowrite)
+			continue;
+		nf++;
+		if (fields[i].kind == STRATA_TYPE_ENUM && fields[i].enum_desc)
+			ne += fields[i].enum_desc->nr_entries;
+	}
+	if (nf > STRATA_UST_MAX_FIELDS || ne > STRATA_UST_MAX_ENUM_ENTRIES)
+		return -E2BIG;
+	len = sizeof(*ev) + nf * sizeof(*out) + ne * sizeof(*ents);
+	if (len > sizeof(c->buf))
+		return -E2BIG;
+	memset(c->buf, 0, len);
+	ents = (void *)(c->buf + sizeof(*ev) + nf * sizeof(*out));
+	header_init(&ev->hdr, STRATA_UST_MSG_EVENT_REGISTER, len, ++c->seq);
+	ev->channel_key = key;
+	ev->loglevel = info->loglevel;
+	ev->nr_fields = nf;
+	ev->nr_enum_entries = ne;
+	snprintf(ev->name, sizeof(ev->name), "%s", info->full_name);
+	for (uint32_t i = 0; i < info->desc->nr_fields; i++) {
+		const struct strata_field_desc *f = &fields[i];
+
+		if (f->nowrite)
+			continue;
+		snprintf(out->name, sizeof(out->name), "%s", f->name);
+		out->kind = f->kind;
+		out->encoding = f->encoding;
+		out->int_size = f->integer.size;
+		out->int_signed = f->integer.is_signed;
+		out->int_base = f->integer.base;
+		out->int_network = f->integer.network;
+		out->length = f->length;
+		if (f->kind == STRATA_TYPE_ENUM && f->enum_desc) {
+			const struct strata_enum_desc *ed = f->enum_desc;
+
+			out->nr_enum_entries = ed->nr_entries;
+			snprintf(out->enum_name, sizeof(out->enum_name), "%s",
+				 ed->name ? ed->name : "");
+			for (uint32_t k = 0; k < ed->nr_entries; k++, ents++) {
+				ents->start = ed->entries[k].start.value;
+				ents->end = ed->entries[k].end.value;
+				ents->start_signed = ed->entries[k].start.is_signed;
+				ents->end_signed = ed->entries[k].end.is_signed;
+				ents->is_auto = ed->entries[k].is_auto;
+				snprintf(ents->label, sizeof(ents->label), "%s",
+					 ed->entries[k].label ? ed->entries[k].label : "");
+			}
+		}
+		out++;
+	}
+	*ret_len = len;
+	return 0;
+}
+
+/* Ask the daemon for the id of (event, channel); *ret_id on success. */
+static int register_event(struct comm *c, const struct ust_event_info *info, uint64_t key,
+			  uint32_t *ret_id)
+{
+	struct strata_ust_event_register_reply rep;
+	uint32_t seq;
+	size_t len;
+	ssize_t n;
+	int ret;
+
+	ret = build_event_register(c, info, key, &len);
+	if (ret < 0)
+		return ret;
+	seq = c->seq;
+	ret = send_msg(c->notify_fd, c->buf, len);
+	if (ret < 0)
+		return ret;
+	n = recv_msg(c->notify_fd, &rep, sizeof(rep), NULL, 0, NULL);
+	if (n < 0)
+		return (int)n;
+	if (n != (ssize_t)sizeof(rep) || rep.hdr.magic != STRATA_UST_MAGIC ||
+	    rep.hdr.type != STRATA_UST_MSG_EVENT_REGISTER_REPLY || rep.hdr.seq != seq)
+		return -EPROTO;
+	if (rep.status < 0)
+		return rep.status;
+	*ret_id = rep.event_id;
+	return 0;
+}
+
+struct eval_ctx {
+	struct comm *c;
+	struct ust_event_info *infos;
+	uint32_t n, cap;
+};
+
+static int collect_event(const struct ust_event_info *info, void *arg)
+{
+	struct eval_ctx *e = arg;
+
+	if (e->n == e->cap) {
+		uint32_t cap = e->cap ? e->cap * 2 : 64;
+		void *p = realloc(e->infos, cap * sizeof(*e->infos));
+
+		if (!p)
+			return -ENOMEM;
+		e->infos = p;
+		e->cap = cap;
+	}
+	e->infos[e->n++] = *info;
+	return 0;
+}
+
+static void binding_apply(struct comm *c, struct comm_binding *b)
+{
+	struct comm_channel *ch = channel_by_key(c, b->channel_key);
+	bool want = b->wanted && ch && ch->started && ch->chan;
+
+	if (want && !b->bound) {
+		b->bound = ust_event_enable(b->name, ch->chan, b->id) == 0;
+	} else if (!want && b->bound) {
+		ust_event_disable(b->name);
+		b->bound = false;
+	}
+}
+
+/*
+ * Match every registered event against the enablers of every channel: ask
+ * ids for new matches, then enable/disable what changed. Returns the first
+ * error (the daemon sees it in the command's reply).
+ */
+static int evaluate(struct comm *c)
+{
+	struct eval_ctx e = { .c = c };
+	int ret = 0;
+
+	if (ust_registry_foreach(collect_event, &e) < 0) {
+		free(e.infos);
+		return -ENOMEM;
+	}
+	for (uint32_t b = 0; b < c->nr_bindings; b++)
+		c->bindings[b].wanted = false;
+	for (uint32_t i = 0; i < e.n; i++) {
+		for (uint32_t k = 0; k < c->nr_channels; k++) {
+			uint64_t key = c->channels[k].key;
+			struct comm_binding *b;
+			bool match = false;
+
+			for (uint32_t j = 0; j < c->nr_enablers && !match; j++)
+				match = c->enablers[j].channel_key == key &&
+					enabler_matches(&c->enablers[j], e.infos[i].full_name,
+							e.infos[i].loglevel);
+			if (!match)
+				continue;
+			b = binding_find(c, e.infos[i].full_name, key);
+			if (!b) {
+				uint32_t id;
+				int r;
+
+				if (c->nr_bindings == c->cap_bindings) {
+					uint32_t cap = c->cap_bindings ? c->cap_bindings * 2 : 32;
+					void *p = realloc(c->bindings, cap * sizeof(*c->bindings));
+
+					if (!p) {
+						ret = ret ? ret : -ENOMEM;
+						continue;
+					}
+					c->bindings = p;
+					c->cap_bindings = cap;
+				}
+				r = register_event(c, &e.infos[i], key, &id);
+				if (r < 0) {
+					ust_debug("strata-ust: event %s not registered: %d\n",
+						  e.infos[i].full_name, r);
+					ret = ret ? ret : r;
+					if (r == -ECONNRESET || r == -EPIPE || r == -EPROTO)
+						break;
+					continue;
+				}
+				b = &c->bindings[c->nr_bindings++];
+				memset(b, 0, sizeof(*b));
+				snprintf(b->name, sizeof(b->name), "%s", e.infos[i].full_name);
+				b->channel_key = key;
+				b->id = id;
+			}
+			b->wanted = true;
+		}
+	}
+	for (uint32_t b = 0; b < c->nr_bindings; b++)
+		binding_apply(c, &c->bindings[b]);
+	free(e.infos);
+	return ret;
+}
+
+/* ---- Commands --------------------------------------------------------------- */
+
+static int cmd_channel(struct comm *c, const void *msg, size_t len, const int *fds,
+		       unsigned int nfds)
+{
+	struct strata_ust_channel m;
+	struct comm_channel *ch;
+	int ret;
+
+	if (len != sizeof(m))
+		return -EPROTO;
+	memcpy(&m, msg, sizeof(m));
+	if (channel_by_key(c, m.channel_key))
+		return 0; /* already mapped (per-UID buffers shared by sessions' apps) */
+	if (c->nr_channels == UST_COMM_MAX_CHANNELS)
+		return -ENOSPC;
+	if (nfds != m.nr_fds || nfds == 0)
+		return -EPROTO;
+	ch = &c->channels[c->nr_channels];
+	memset(ch, 0, sizeof(*ch));
+	ret = rb_channel_attach(fds, nfds, &ch->rb);
+	if (ret < 0)
+		return ret;
+	ust_ringbuf_backend_prepare(ch->rb, UST_CLOCK_MONOTONIC);
+	ch->key = m.channel_key;
+	ch->session_id = m.session_id;
+	c->nr_channels++;
+	return 0;
+}
+
+static int cmd_context(struct comm *c, const void *msg, size_t len)
+{
+	static const enum ust_context_type map[] = {
+		[STRATA_UST_CONTEXT_VPID] = UST_CTX_VPID,
+		[STRATA_UST_CONTEXT_VTID] = UST_CTX_VTID,
+		[STRATA_UST_CONTEXT_PROCNAME] = UST_CTX_PROCNAME,
+		[STRATA_UST_CONTEXT_PTHREAD_ID] = UST_CTX_PTHREAD_ID,
+		[STRATA_UST_CONTEXT_IP] = UST_CTX_IP,
+	};
+	struct strata_ust_context m;
+	struct comm_channel *ch;
+
+	if (len != sizeof(m))
+		return -EPROTO;
+	memcpy(&m, msg, sizeof(m));
+	ch = channel_by_key(c, m.channel_key);
+	if (!ch)
+		return -ENOENT;
+	if (m.ctx_type == 0 || m.ctx_type >= ARRAY_SIZE(map))
+		return -EINVAL;
+	if (ch->chan)
+		return -EBUSY; /* contexts come before START */
+	for (uint32_t i = 0; i < ch->n_ctx; i++)
+		if (ch->ctx[i] == map[m.ctx_type])
+			return 0;
+	if (ch->n_ctx == UST_CTX_MAX)
+		return -ENOSPC;
+	ch->ctx[ch->n_ctx++] = map[m.ctx_type];
+	return 0;
+}
+
+static int cmd_enabler(struct comm *c, const void *msg, size_t len)
+{
+	struct strata_ust_enabler m;
+	struct comm_enabler *e = NULL;
+
+	if (len != sizeof(m))
+		return -EPROTO;
+	memcpy(&m, msg, sizeof(m));
+	if (!memchr(m.pattern, '\0', sizeof(m.pattern)) || !channel_by_key(c, m.channel_key))
+		return -EINVAL;
+	for (uint32_t i = 0; i < c->nr_enablers; i++)
+		if (c->enablers[i].channel_key == m.channel_key &&
+		    c->enablers[i].id == m.enabler_id)
+			e = &c->enablers[i];
+	if (!e) {
+		void *p;
+
+		if (c->nr_enablers == UST_COMM_MAX_ENABLERS)
+			return -ENOSPC;
+		p = realloc(c->enablers, (c->nr_enablers + 1) * sizeof(*c->enablers));
+		if (!p)
+			return -ENOMEM;
+		c->enablers = p;
+		e = &c->enablers[c->nr_enablers++];
+	}
+	e->channel_key = m.channel_key;
+	e->id = m.enabler_id;
+	e->enabled = m.enabled != 0;
+	e->loglevel_type = m.loglevel_type;
+	e->loglevel = m.loglevel;
+	memcpy(e->pattern, m.pattern, sizeof(e->pattern));
+	return evaluate(c);
+}
+
+static int cmd_session(struct comm *c, uint16_t type, const void *msg, size_t len)
+{
+	struct strata_ust_session_cmd m;
+	int ret = 0;
+
+	if (len != sizeof(m))
+		return -EPROTO;
+	memcpy(&m, msg, sizeof(m));
+	for (uint32_t i = 0; i < c->nr_channels; i++) {
+		struct comm_channel *ch = &c->channels[i];
+
+		if (ch->session_id != m.session_id)
+			continue;
+		if (type == STRATA_UST_MSG_START) {
+			if (!ch->chan) {
+				struct ust_channel_config cfg = {
+					.ops = &ust_ringbuf_backend_ops,
+					.backend = ch->rb,
+					.clock = UST_CLOCK_MONOTONIC,
+					.n_ctx = ch->n_ctx,
+					.ctx = ch->ctx,
+				};
+				int r = ust_channel_create(&cfg, &ch->chan);
+
+				if (r < 0) {
+					ret = r;
+					continue;
+				}
+			}
+			ch->started = true;
+		} else {
+			ch->started = false;
+		}
+	}
+	for (uint32_t b = 0; b < c->nr_bindings; b++)
+		binding_apply(c, &c->bindings[b]);
+	if (type == STRATA_UST_MSG_SESSION_DESTROY) {
+		/* Forget the session (its mappings stay: see the header comment). */
+		uint32_t w = 0;
+
+		for (uint32_t b = 0; b < c->nr_bindings; b++) {
+			struct comm_channel *ch = channel_by_key(c, c->bindings[b].channel_key);
+
+			if (!ch || ch->session_id != m.session_id)
+				c->bindings[w++] = c->bindings[b];
+		}
+		c->nr_bindings = w;
+		w = 0;
+		for (uint32_t i = 0; i < c->nr_enablers; i++) {
+			struct comm_channel *ch = channel_by_key(c, c->enablers[i].channel_key);
+
+			if (!ch || ch->session_id != m.session_id)
+				c->enablers[w++] = c->enablers[i];
+		}
+		c->nr_enablers = w;
+		w = 0;
+		for (uint32_t i = 0; i < c->nr_channels; i++)
+			if (c->channels[i].session_id != m.session_id)
+				c->channels[w++] = c->channels[i];
+		c->nr_channels = w;
+	}
+	return ret;
+}
+
+static int handle_command(struct comm *c, uint16_t *ret_type)
+{
+	struct strata_ust_msg_header h;
+	struct strata_ust_reply rep = { 0 };
+	int fds[STRATA_UST_MAX_FDS < 64 ? STRATA_UST_MAX_FDS : 64];
+	unsigned int nfds = 0;
+	ssize_t n;
+	int status;
+
+	n = recv_msg(c->cmd_fd, c->buf, sizeof(c->buf), fds, ARRAY_SIZE(fds), &nfds);
+	if (n < 0)
+		return (int)n;
+	memcpy(&h, c->buf, sizeof(h));
+	*ret_type = h.type;
+	if (h.magic != STRATA_UST_MAGIC || h.len != (uint32_t)n) {
+		status = -EPROTO;
+	} else {
+		switch (h.type) {
+		case STRATA_UST_MSG_CHANNEL:
+			status = cmd_channel(c, c->buf, (size_t)n, fds, nfds);
+			break;
+		case STRATA_UST_MSG_CONTEXT:
+			status = cmd_context(c, c->buf, (size_t)n);
+			break;
+		case STRATA_UST_MSG_ENABLER:
+			status = cmd_enabler(c, c->buf, (size_t)n);
+			break;
+		case STRATA_UST_MSG_START:
+		case STRATA_UST_MSG_STOP:
+		case STRATA_UST_MSG_SESSION_DESTROY:
+			status = cmd_session(c, h.type, c->buf, (size_t)n);
+			break;
+		default:
+			status = -ENOSYS;
+			break;
+		}
+	}
+	/* rb_channel_attach() dup'ed what it keeps. */
+	for (unsigned int i = 0; i < nfds; i++)
+		close(fds[i]);
+	ust_debug("strata-ust: command %u -> %d\n", h.type, status);
+	header_init(&rep.hdr, STRATA_UST_MSG_REPLY, sizeof(rep), h.seq);
+	rep.status = status;
+	return send_msg(c->cmd_fd, &rep, sizeof(rep));
+}
+
+/* ---- The thread --------------------------------------------------------------- */
+
+static void on_registry_change(void *arg)
+{
+	uint64_t one = 1, gen;
+
+	(void)arg;
+	if (!comm)
+		return;
+	pthread_mutex_lock(&sync_lock);
+	gen = ++sync_wake_gen;
+	pthread_mutex_unlock(&sync_lock);
+	/* Wake the thread; it lists the new tracepoints and re-evaluates. */
+	if (write(comm->wake_fd, &one, sizeof(one)) < 0)
+		return;
+	if (pthread_self() == comm->thread)
+		return;
+	pthread_mutex_lock(&sync_lock);
+	if (sync_connected)
+		sync_wait_locked(gen_done, gen);
+	pthread_mutex_unlock(&sync_lock);
+}
+
+static void disconnect(struct comm *c)
+{
+	sync_set(&sync_connected, false);
+	/* The daemon is gone: stop recording into its buffers. */
+	for (uint32_t i = 0; i < c->nr_channels; i++)
+		if (c->channels[i].chan)
+			ust_channel_detach(c->channels[i].chan);
+	if (c->cmd_fd >= 0)
+		close(c->cmd_fd);
+	if (c->notify_fd >= 0)
+		close(c->notify_fd);
+	c->cmd_fd = c->notify_fd = -1;
+	c->nr_channels = 0;
+	c->nr_enablers = 0;
+	c->nr_bindings = 0;
+	c->nr_listed = 0;
+}
+
+static void serve(struct comm *c)
+{
+	struct pollfd pfd[2] = { { .fd = c->cmd_fd, .events = POLLIN },
+				 { .fd = c->wake_fd, .events = POLLIN } };
+
+	sync_set(&sync_connected, true);
+	if (send_tracepoint_list(c) < 0)
+		return;
+	for (;;) {
+		/* Until the daemon has been quiet a moment, the app is waiting for us. */
+		int n = poll(pfd, 2, sync_initial_done ? -1 : UST_COMM_QUIET_MS);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		if (n == 0) {
+			sync_set(&sync_initial_done, true);
+			continue;
+		}
+		if (pfd[1].revents & POLLIN) {
+			uint64_t v, gen;
+
+			pthread_mutex_lock(&sync_lock);
+			gen = sync_wake_gen;
+			pthread_mutex_unlock(&sync_lock);
+			if (read(c->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				return;
+			if (send_tracepoint_list(c) < 0)
+				return;
+			evaluate(c);
+			sync_done_up_to(gen);
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			uint16_t type = 0;
+
+			if (handle_command(c, &type) < 0)
+				return;
+			if (type == STRATA_UST_MSG_START)
+				sync_set(&sync_initial_done, true);
+		}
+	}
+}
+
+static void *comm_thread(void *arg)
+{
+	struct comm *c = arg;
+	char rundir[200], path[300];
+
+	if (strata_rundir_path(rundir, sizeof(rundir)) < 0) {
+		sync_set(&sync_initial_done, true);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", rundir, STRATA_UST_SOCK_NAME);
+	for (;;) {
+		struct timespec retry = { .tv_sec = 0, .tv_nsec = UST_COMM_RETRY_MS * 1000000L };
+		int fd;
+
+		fd = connect_registered(path, STRATA_UST_SOCKET_NOTIFY, c->token);
+		if (fd >= 0) {
+			c->notify_fd = fd;
+			fd = connect_registered(path, STRATA_UST_SOCKET_CMD, c->token);
+			if (fd >= 0) {
+				c->cmd_fd = fd;
+				ust_debug("strata-ust: registered with %s\n", path);
+				serve(c);
+				ust_debug("strata-ust: lost the daemon at %s\n", path);
+			}
+			disconnect(c);
+		}
+		/* No daemon (now): the app goes on untraced. */
+		sync_set(&sync_initial_done, true);
+		/* Retrying a connection, off the application's threads. */
+		nanosleep(&retry, NULL);
+	}
+	return NULL;
+}
+
+void ust_comm_init(void)
+{
+	const char *env = getenv("STRATA_UST_REGISTER");
+	const char *tmo = getenv("STRATA_UST_REGISTER_TIMEOUT");
+	sigset_t all, old;
+	pthread_attr_t attr;
+	struct comm *c;
+	bool started;
+
+	if (env && strcmp(env, "0") == 0)
+		return;
+	if (tmo && *tmo) {
+		char *end;
+		long v = strtol(tmo, &end, 10);
+
+		if (*end == '\0' && v >= -1)
+			sync_timeout_ms = v;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	c->cmd_fd = c->notify_fd = -1;
+	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->wake_fd < 0 || getrandom(&c->token, sizeof(c->token), GRND_NONBLOCK) < 0) {
+		if (c->wake_fd >= 0)
+			close(c->wake_fd);
+		free(c);
+		return;
+	}
+	comm = c;
+	ust_registry_set_listener(on_registry_change, NULL);
+	/* The thread takes no signal meant for the application. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	started = pthread_create(&c->thread, &attr, comm_thread, c) == 0;
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started) {
+		ust_registry_set_listener(NULL, NULL);
+		comm = NULL;
+		close(c->wake_fd);
+		free(c);
+		return;
+	}
+	pthread_mutex_lock(&sync_lock);
+	sync_wait_locked(initial_done, 0);
+	pthread_mutex_unlock(&sync_lock);
+}
