@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * TSDL declarations: scopes of type names, attribute values, type
- * specifiers (integer, floating_point, string, struct, variant, enum and
- * alias names such as `unsigned long`), declarators (arrays, sequences,
+ * specifiers (struct, variant, enum and alias names such as `unsigned
+ * long`; scalars are in tsdl-scalar.c), declarators (arrays, sequences,
  * bit-fields), typedef and typealias.
  *
  * Types are built bottom-up into fresh nodes; a use of a named type or an
@@ -66,7 +66,7 @@ const char *tsdl_tok_desc(const struct tsdl_token *t, char *buf, size_t size)
 	}
 }
 
-static int unexpected(struct tsdl_parser *p, const char *what)
+int tsdl_unexpected(struct tsdl_parser *p, const char *what)
 {
 	char buf[96];
 	const struct tsdl_token *t = tsdl_cur(p);
@@ -78,14 +78,9 @@ static int unexpected(struct tsdl_parser *p, const char *what)
 int tsdl_expect(struct tsdl_parser *p, enum tsdl_punct pu, const char *what)
 {
 	if (!tsdl_is_punct(p, pu))
-		return unexpected(p, what);
+		return tsdl_unexpected(p, what);
 	p->pos++;
 	return 0;
-}
-
-static unsigned cur_line(const struct tsdl_parser *p)
-{
-	return tsdl_cur(p)->line;
 }
 
 /* ---- scopes ---- */
@@ -262,7 +257,7 @@ int tsdl_parse_dotted(struct tsdl_parser *p, char *buf, size_t size)
 		const struct tsdl_token *t = tsdl_cur(p);
 
 		if (!is_word(t))
-			return unexpected(p, "identifier");
+			return tsdl_unexpected(p, "identifier");
 		if (n + t->len + 2 > size)
 			return tsdl_error(p->err, t->line, "name too long");
 		memcpy(buf + n, t->str, t->len);
@@ -289,7 +284,7 @@ int tsdl_parse_value(struct tsdl_parser *p, struct tsdl_val *v)
 		p->pos++;
 		t = tsdl_cur(p);
 		if (t->kind != TSDL_TOK_INT)
-			return unexpected(p, "integer constant after sign");
+			return tsdl_unexpected(p, "integer constant after sign");
 	}
 	switch (t->kind) {
 	case TSDL_TOK_INT:
@@ -314,7 +309,7 @@ int tsdl_parse_value(struct tsdl_parser *p, struct tsdl_val *v)
 		v->str = v->buf;
 		return tsdl_parse_dotted(p, v->buf, sizeof(v->buf));
 	default:
-		return unexpected(p, "value");
+		return tsdl_unexpected(p, "value");
 	}
 }
 
@@ -341,109 +336,11 @@ int tsdl_val_bool(struct tsdl_parser *p, const struct tsdl_val *v, const char *a
 	}
 }
 
-static bool val_is_text(const struct tsdl_val *v)
-{
-	return v->kind == TSDL_VAL_STRING || v->kind == TSDL_VAL_IDENT;
-}
-
-static int byte_order_of(struct tsdl_parser *p, const struct tsdl_val *v, enum ctf_byte_order *ret)
-{
-	if (val_is_text(v)) {
-		const char *s = v->str;
-
-		if (!strcmp(s, "le") || !strcmp(s, "little")) {
-			*ret = CTF_BO_LE;
-			return 0;
-		}
-		if (!strcmp(s, "be") || !strcmp(s, "big") || !strcmp(s, "network")) {
-			*ret = CTF_BO_BE;
-			return 0;
-		}
-		if (!strcmp(s, "native")) {
-			*ret = p->native_bo;
-			return 0;
-		}
-	}
-	return tsdl_error(p->err, v->line, "invalid `byte_order` attribute");
-}
-
-static int encoding_of(struct tsdl_parser *p, const struct tsdl_val *v, enum ctf_encoding *ret)
-{
-	if (val_is_text(v)) {
-		const char *s = v->str;
-
-		if (!strcmp(s, "UTF8") || !strcmp(s, "utf8") || !strcmp(s, "UTF-8") ||
-		    !strcmp(s, "utf-8")) {
-			*ret = CTF_ENC_UTF8;
-			return 0;
-		}
-		if (!strcmp(s, "ASCII") || !strcmp(s, "ascii")) {
-			*ret = CTF_ENC_ASCII;
-			return 0;
-		}
-		if (!strcmp(s, "none")) {
-			*ret = CTF_ENC_NONE;
-			return 0;
-		}
-	}
-	return tsdl_error(p->err, v->line, "invalid `encoding` attribute");
-}
-
-static int base_of(struct tsdl_parser *p, const struct tsdl_val *v, uint32_t *ret)
-{
-	static const struct {
-		const char *name;
-		uint32_t base;
-	} names[] = {
-		{ "decimal", 10 },     { "dec", 10 }, { "d", 10 }, { "i", 10 },	    { "u", 10 },
-		{ "hexadecimal", 16 }, { "hex", 16 }, { "x", 16 }, { "X", 16 },	    { "p", 16 },
-		{ "octal", 8 },	       { "oct", 8 },  { "o", 8 },  { "binary", 2 }, { "b", 2 },
-	};
-
-	if (v->kind == TSDL_VAL_UINT) {
-		if (v->u == 2 || v->u == 8 || v->u == 10 || v->u == 16) {
-			*ret = (uint32_t)v->u;
-			return 0;
-		}
-	} else if (val_is_text(v)) {
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-			if (!strcmp(names[i].name, v->str)) {
-				*ret = names[i].base;
-				return 0;
-			}
-		}
-	}
-	return tsdl_error(p->err, v->line, "invalid `base` attribute");
-}
-
-static bool is_pow2(uint64_t x)
-{
-	return x && !(x & (x - 1));
-}
-
-/* `name =` at the start of an attribute; returns 1 when it is `:=`. */
-static int parse_attr_name(struct tsdl_parser *p, char *buf, size_t size)
-{
-	int ret = tsdl_parse_dotted(p, buf, size);
-
-	if (ret)
-		return ret;
-	if (tsdl_is_punct(p, TSDL_P_EQ)) {
-		p->pos++;
-		return 0;
-	}
-	if (tsdl_is_punct(p, TSDL_P_TYPEASSIGN)) {
-		p->pos++;
-		return 1;
-	}
-	return unexpected(p, "'=' or ':='");
-}
-
 static int enter(struct tsdl_parser *p)
 {
 	if (++p->depth > TSDL_MAX_DEPTH)
-		return tsdl_error(p->err, cur_line(p), "nesting too deep (more than %d levels)",
-				  TSDL_MAX_DEPTH);
+		return tsdl_error(p->err, tsdl_cur(p)->line,
+				  "nesting too deep (more than %d levels)", TSDL_MAX_DEPTH);
 	return 0;
 }
 
@@ -459,13 +356,13 @@ static int check_type_depth(struct tsdl_parser *p, struct ctf_type *t, unsigned 
 static int nomem_or_budget(struct tsdl_parser *p)
 {
 	if (errno == E2BIG)
-		return tsdl_error(p->err, cur_line(p),
+		return tsdl_error(p->err, tsdl_cur(p)->line,
 				  "metadata too complex (more than %u type nodes)",
 				  (unsigned)TSDL_MAX_NODES);
 	return -ENOMEM;
 }
 
-static struct ctf_type *new_type(struct tsdl_parser *p, enum ctf_type_kind kind, int *ret)
+struct ctf_type *tsdl_new_type(struct tsdl_parser *p, enum ctf_type_kind kind, int *ret)
 {
 	struct ctf_type *t = tsdl_type_new(&p->budget, kind);
 
@@ -481,278 +378,6 @@ static struct ctf_type *copy_type(struct tsdl_parser *p, const struct ctf_type *
 	if (!t)
 		*ret = nomem_or_budget(p);
 	return t;
-}
-
-/* ---- scalar types ---- */
-
-enum {
-	SET_SIZE = 1 << 0,
-	SET_ALIGN = 1 << 1,
-	SET_SIGNED = 1 << 2,
-	SET_BO = 1 << 3,
-	SET_BASE = 1 << 4,
-	SET_ENC = 1 << 5,
-	SET_MAP = 1 << 6,
-	SET_EXP = 1 << 7,
-	SET_MANT = 1 << 8,
-};
-
-static int dup_attr(struct tsdl_parser *p, unsigned *set, unsigned bit, const char *name,
-		    unsigned line)
-{
-	if (*set & bit)
-		return tsdl_error(p->err, line, "duplicate `%s` attribute", name);
-	*set |= bit;
-	return 0;
-}
-
-static int need_uint(struct tsdl_parser *p, const struct tsdl_val *v, const char *name)
-{
-	if (v->kind != TSDL_VAL_UINT)
-		return tsdl_error(p->err, v->line, "`%s` attribute must be an unsigned integer",
-				  name);
-	return 0;
-}
-
-/* map = clock.NAME.value: only clocks declared earlier (clocks are parsed first). */
-static int clock_of_map(struct tsdl_parser *p, const struct tsdl_val *v, int32_t *ret)
-{
-	const char *s = v->str;
-	size_t n;
-
-	if (v->kind != TSDL_VAL_IDENT || strncmp(s, "clock.", 6) != 0)
-		return tsdl_error(p->err, v->line, "invalid `map` attribute");
-	s += 6;
-	n = strlen(s);
-	if (n <= 6 || strcmp(s + n - 6, ".value") != 0)
-		return tsdl_error(p->err, v->line, "invalid `map` attribute");
-	n -= 6;
-	for (size_t i = 0; i < p->tc->n_clocks; i++) {
-		const char *name = p->tc->clocks[i].name;
-
-		if (strlen(name) == n && memcmp(name, s, n) == 0) {
-			*ret = (int32_t)i;
-			return 0;
-		}
-	}
-	return tsdl_error(p->err, v->line, "`map` attribute: unknown clock '%.*s'", (int)MIN(n, 64),
-			  s);
-}
-
-static int parse_integer(struct tsdl_parser *p, struct ctf_type **ret_t)
-{
-	unsigned set = 0, line = cur_line(p);
-	struct ctf_type *t;
-	int ret;
-
-	p->pos++; /* integer */
-	ret = tsdl_expect(p, TSDL_P_LBRACE, "'{' after 'integer'");
-	if (ret)
-		return ret;
-	t = new_type(p, CTF_TYPE_INT, &ret);
-	if (!t)
-		return ret;
-	t->integer.bo = p->native_bo;
-	t->integer.base = 10;
-	while (!tsdl_is_punct(p, TSDL_P_RBRACE)) {
-		char name[TSDL_MAX_IDENT_LEN + 8];
-		struct tsdl_val v;
-		unsigned aline = cur_line(p);
-
-		ret = parse_attr_name(p, name, sizeof(name));
-		if (ret > 0)
-			ret = tsdl_error(p->err, aline, "unexpected ':=' in integer");
-		if (ret)
-			goto fail;
-		ret = tsdl_parse_value(p, &v);
-		if (ret)
-			goto fail;
-		if (!strcmp(name, "size")) {
-			ret = dup_attr(p, &set, SET_SIZE, name, aline);
-			if (!ret)
-				ret = need_uint(p, &v, name);
-			if (!ret && (v.u < 1 || v.u > 64))
-				ret = tsdl_unsupported(p->err, aline,
-						       "integer size %llu not in 1..64",
-						       (unsigned long long)v.u);
-			t->integer.size = (uint32_t)v.u;
-		} else if (!strcmp(name, "align")) {
-			ret = dup_attr(p, &set, SET_ALIGN, name, aline);
-			if (!ret)
-				ret = need_uint(p, &v, name);
-			if (!ret && (!is_pow2(v.u) || v.u > (1u << 30)))
-				ret = tsdl_error(p->err, aline,
-						 "`align` must be a power of two, got %llu",
-						 (unsigned long long)v.u);
-			t->align = (uint32_t)v.u;
-		} else if (!strcmp(name, "signed")) {
-			bool b = false;
-
-			ret = dup_attr(p, &set, SET_SIGNED, name, aline);
-			if (!ret)
-				ret = tsdl_val_bool(p, &v, name, &b);
-			t->integer.is_signed = b;
-		} else if (!strcmp(name, "byte_order")) {
-			ret = dup_attr(p, &set, SET_BO, name, aline);
-			if (!ret)
-				ret = byte_order_of(p, &v, &t->integer.bo);
-		} else if (!strcmp(name, "base")) {
-			ret = dup_attr(p, &set, SET_BASE, name, aline);
-			if (!ret)
-				ret = base_of(p, &v, &t->integer.base);
-		} else if (!strcmp(name, "encoding")) {
-			ret = dup_attr(p, &set, SET_ENC, name, aline);
-			if (!ret)
-				ret = encoding_of(p, &v, &t->integer.encoding);
-		} else if (!strcmp(name, "map")) {
-			ret = dup_attr(p, &set, SET_MAP, name, aline);
-			if (!ret)
-				ret = clock_of_map(p, &v, &t->integer.clock);
-		}
-		/* Unknown attributes are ignored, as babeltrace2 does (with a warning). */
-		if (ret)
-			goto fail;
-		ret = tsdl_expect(p, TSDL_P_SEMI, "';'");
-		if (ret)
-			goto fail;
-	}
-	p->pos++;
-	if (!(set & SET_SIZE)) {
-		ret = tsdl_error(p->err, line, "missing `size` attribute in integer");
-		goto fail;
-	}
-	if (!(set & SET_ALIGN))
-		t->align = t->integer.size % 8 ? 1 : 8;
-	*ret_t = t;
-	return 0;
-fail:
-	tsdl_type_destroy(t);
-	return ret;
-}
-
-static int parse_float(struct tsdl_parser *p, struct ctf_type **ret_t)
-{
-	unsigned set = 0, line = cur_line(p);
-	struct ctf_type *t;
-	int ret;
-
-	p->pos++;
-	ret = tsdl_expect(p, TSDL_P_LBRACE, "'{' after 'floating_point'");
-	if (ret)
-		return ret;
-	t = new_type(p, CTF_TYPE_FLOAT, &ret);
-	if (!t)
-		return ret;
-	t->flt.bo = p->native_bo;
-	while (!tsdl_is_punct(p, TSDL_P_RBRACE)) {
-		char name[TSDL_MAX_IDENT_LEN + 8];
-		struct tsdl_val v;
-		unsigned aline = cur_line(p);
-
-		ret = parse_attr_name(p, name, sizeof(name));
-		if (ret > 0)
-			ret = tsdl_error(p->err, aline, "unexpected ':=' in floating_point");
-		if (ret)
-			goto fail;
-		ret = tsdl_parse_value(p, &v);
-		if (ret)
-			goto fail;
-		if (!strcmp(name, "exp_dig")) {
-			ret = dup_attr(p, &set, SET_EXP, name, aline);
-			if (!ret)
-				ret = need_uint(p, &v, name);
-			t->flt.exp_dig = (uint32_t)MIN(v.u, 1024);
-		} else if (!strcmp(name, "mant_dig")) {
-			ret = dup_attr(p, &set, SET_MANT, name, aline);
-			if (!ret)
-				ret = need_uint(p, &v, name);
-			t->flt.mant_dig = (uint32_t)MIN(v.u, 1024);
-		} else if (!strcmp(name, "byte_order")) {
-			ret = dup_attr(p, &set, SET_BO, name, aline);
-			if (!ret)
-				ret = byte_order_of(p, &v, &t->flt.bo);
-		} else if (!strcmp(name, "align")) {
-			ret = dup_attr(p, &set, SET_ALIGN, name, aline);
-			if (!ret)
-				ret = need_uint(p, &v, name);
-			if (!ret && (!is_pow2(v.u) || v.u > (1u << 30)))
-				ret = tsdl_error(p->err, aline,
-						 "`align` must be a power of two, got %llu",
-						 (unsigned long long)v.u);
-			t->align = (uint32_t)v.u;
-		}
-		if (ret)
-			goto fail;
-		ret = tsdl_expect(p, TSDL_P_SEMI, "';'");
-		if (ret)
-			goto fail;
-	}
-	p->pos++;
-	if (!(set & SET_EXP) || !(set & SET_MANT)) {
-		ret = tsdl_error(p->err, line, "missing `exp_dig` or `mant_dig` in floating_point");
-		goto fail;
-	}
-	if (!((t->flt.exp_dig == 8 && t->flt.mant_dig == 24) ||
-	      (t->flt.exp_dig == 11 && t->flt.mant_dig == 53))) {
-		ret = tsdl_unsupported(p->err, line,
-				       "floating_point with exp_dig %u, mant_dig %u (only 8/24 "
-				       "and 11/53 are supported)",
-				       t->flt.exp_dig, t->flt.mant_dig);
-		goto fail;
-	}
-	if (!(set & SET_ALIGN))
-		t->align = 8;
-	*ret_t = t;
-	return 0;
-fail:
-	tsdl_type_destroy(t);
-	return ret;
-}
-
-static int parse_string(struct tsdl_parser *p, struct ctf_type **ret_t)
-{
-	unsigned set = 0;
-	struct ctf_type *t;
-	int ret = 0;
-
-	p->pos++;
-	t = new_type(p, CTF_TYPE_STRING, &ret);
-	if (!t)
-		return ret;
-	t->string.encoding = CTF_ENC_UTF8;
-	if (tsdl_is_punct(p, TSDL_P_LBRACE)) {
-		p->pos++;
-		while (!tsdl_is_punct(p, TSDL_P_RBRACE)) {
-			char name[TSDL_MAX_IDENT_LEN + 8];
-			struct tsdl_val v;
-			unsigned aline = cur_line(p);
-
-			ret = parse_attr_name(p, name, sizeof(name));
-			if (ret > 0)
-				ret = tsdl_error(p->err, aline, "unexpected ':=' in string");
-			if (ret)
-				goto fail;
-			ret = tsdl_parse_value(p, &v);
-			if (ret)
-				goto fail;
-			if (!strcmp(name, "encoding")) {
-				ret = dup_attr(p, &set, SET_ENC, name, aline);
-				if (!ret)
-					ret = encoding_of(p, &v, &t->string.encoding);
-			}
-			if (ret)
-				goto fail;
-			ret = tsdl_expect(p, TSDL_P_SEMI, "';'");
-			if (ret)
-				goto fail;
-		}
-		p->pos++;
-	}
-	*ret_t = t;
-	return 0;
-fail:
-	tsdl_type_destroy(t);
-	return ret;
 }
 
 /* ---- compound types ---- */
@@ -846,7 +471,7 @@ static int parse_body(struct tsdl_parser *p, enum tsdl_decl_ctx ctx, struct tsdl
 		return ret;
 	while (!tsdl_is_punct(p, TSDL_P_RBRACE)) {
 		if (tsdl_cur(p)->kind == TSDL_TOK_EOF) {
-			ret = unexpected(p, "'}'");
+			ret = tsdl_unexpected(p, "'}'");
 			break;
 		}
 		ret = tsdl_parse_declaration(p, ctx, v);
@@ -901,7 +526,7 @@ static int lookup_copy(struct tsdl_parser *p, uint32_t kind, const char *name, u
 
 static int parse_struct(struct tsdl_parser *p, struct ctf_type **ret_t)
 {
-	unsigned line = cur_line(p);
+	unsigned line = tsdl_cur(p)->line;
 	const char *name;
 	struct ctf_type *t = NULL;
 	struct tsdl_field_vec v = { 0 };
@@ -913,7 +538,7 @@ static int parse_struct(struct tsdl_parser *p, struct ctf_type **ret_t)
 	optional_name(p, &name);
 	if (!tsdl_is_punct(p, TSDL_P_LBRACE)) {
 		if (!name)
-			return unexpected(p, "struct name or '{'");
+			return tsdl_unexpected(p, "struct name or '{'");
 		ret = lookup_copy(p, TSDL_DECL_STRUCT, name, line, &t);
 		if (ret)
 			return ret;
@@ -926,7 +551,7 @@ static int parse_struct(struct tsdl_parser *p, struct ctf_type **ret_t)
 		if (!ret)
 			ret = check_duplicates(p, &v, line, "struct member");
 		if (!ret)
-			t = new_type(p, CTF_TYPE_STRUCT, &ret);
+			t = tsdl_new_type(p, CTF_TYPE_STRUCT, &ret);
 		if (ret) {
 			tsdl_field_vec_release(&v);
 			return ret;
@@ -944,7 +569,8 @@ static int parse_struct(struct tsdl_parser *p, struct ctf_type **ret_t)
 		ret = tsdl_expect(p, TSDL_P_LPAREN, "'(' after 'align'");
 		if (!ret)
 			ret = tsdl_parse_value(p, &val);
-		if (!ret && (val.kind != TSDL_VAL_UINT || !is_pow2(val.u) || val.u > (1u << 30)))
+		if (!ret &&
+		    (val.kind != TSDL_VAL_UINT || !tsdl_is_pow2(val.u) || val.u > (1u << 30)))
 			ret = tsdl_error(p->err, val.line, "struct `align` must be a power of two");
 		if (!ret)
 			ret = tsdl_expect(p, TSDL_P_RPAREN, "')'");
@@ -970,7 +596,7 @@ fail:
 
 static int parse_variant(struct tsdl_parser *p, struct ctf_type **ret_t)
 {
-	unsigned line = cur_line(p);
+	unsigned line = tsdl_cur(p)->line;
 	const char *name;
 	char tag[TSDL_MAX_IDENT_LEN * 2 + 8];
 	bool has_tag = false;
@@ -991,7 +617,7 @@ static int parse_variant(struct tsdl_parser *p, struct ctf_type **ret_t)
 	}
 	if (!tsdl_is_punct(p, TSDL_P_LBRACE)) {
 		if (!name)
-			return unexpected(p, "variant name or '{'");
+			return tsdl_unexpected(p, "variant name or '{'");
 		ret = lookup_copy(p, TSDL_DECL_VARIANT, name, line, &t);
 		if (ret)
 			return ret;
@@ -1005,7 +631,7 @@ static int parse_variant(struct tsdl_parser *p, struct ctf_type **ret_t)
 		if (!ret && !v.n)
 			ret = tsdl_error(p->err, line, "variant without options");
 		if (!ret)
-			t = new_type(p, CTF_TYPE_VARIANT, &ret);
+			t = tsdl_new_type(p, CTF_TYPE_VARIANT, &ret);
 		if (ret) {
 			tsdl_field_vec_release(&v);
 			return ret;
@@ -1060,7 +686,7 @@ static int enum_value(struct tsdl_parser *p, bool is_signed, uint64_t *ret_u)
 
 static int parse_enum(struct tsdl_parser *p, struct ctf_type **ret_t)
 {
-	unsigned line = cur_line(p);
+	unsigned line = tsdl_cur(p)->line;
 	const char *name;
 	struct ctf_type *t = NULL, *container = NULL;
 	struct ctf_enum_mapping *m = NULL;
@@ -1081,7 +707,7 @@ static int parse_enum(struct tsdl_parser *p, struct ctf_type **ret_t)
 			return ret;
 	} else if (!tsdl_is_punct(p, TSDL_P_LBRACE)) {
 		if (!name)
-			return unexpected(p, "enum name, ':' or '{'");
+			return tsdl_unexpected(p, "enum name, ':' or '{'");
 		return lookup_copy(p, TSDL_DECL_ENUM, name, line, ret_t);
 	} else {
 		/* Default container: the type named `int`, which must exist. */
@@ -1100,7 +726,7 @@ static int parse_enum(struct tsdl_parser *p, struct ctf_type **ret_t)
 	}
 	if (!tsdl_is_punct(p, TSDL_P_LBRACE)) {
 		tsdl_type_destroy(container);
-		return unexpected(p, "'{'");
+		return tsdl_unexpected(p, "'{'");
 	}
 	p->pos++;
 	is_signed = container->integer.is_signed;
@@ -1109,7 +735,7 @@ static int parse_enum(struct tsdl_parser *p, struct ctf_type **ret_t)
 		uint64_t lo, hi;
 
 		if (tk->kind != TSDL_TOK_IDENT && tk->kind != TSDL_TOK_STRING) {
-			ret = unexpected(p, "enumerator label");
+			ret = tsdl_unexpected(p, "enumerator label");
 			goto fail;
 		}
 		p->pos++;
@@ -1159,12 +785,12 @@ static int parse_enum(struct tsdl_parser *p, struct ctf_type **ret_t)
 		if (tsdl_is_punct(p, TSDL_P_COMMA))
 			p->pos++;
 		else if (!tsdl_is_punct(p, TSDL_P_RBRACE)) {
-			ret = unexpected(p, "',' or '}'");
+			ret = tsdl_unexpected(p, "',' or '}'");
 			goto fail;
 		}
 	}
 	p->pos++;
-	t = new_type(p, CTF_TYPE_ENUM, &ret);
+	t = tsdl_new_type(p, CTF_TYPE_ENUM, &ret);
 	if (!t)
 		goto fail;
 	t->enumeration.container = container;
@@ -1241,7 +867,7 @@ static int parse_alias_words(struct tsdl_parser *p, bool want_declarator, char *
 	    ends_declarator(&p->tok[end]))
 		end--;
 	if (end == start)
-		return unexpected(p, "type");
+		return tsdl_unexpected(p, "type");
 	for (size_t i = start; i < end; i++) {
 		const struct tsdl_token *t = &p->tok[i];
 
@@ -1269,11 +895,11 @@ int tsdl_parse_type_spec(struct tsdl_parser *p, bool want_declarator, struct ctf
 	if (t->kind == TSDL_TOK_IDENT) {
 		switch (t->kw) {
 		case TSDL_KW_INTEGER:
-			return parse_integer(p, ret);
+			return tsdl_parse_integer(p, ret);
 		case TSDL_KW_FLOATING_POINT:
-			return parse_float(p, ret);
+			return tsdl_parse_float(p, ret);
 		case TSDL_KW_STRING:
-			return parse_string(p, ret);
+			return tsdl_parse_string(p, ret);
 		case TSDL_KW_STRUCT:
 			return parse_struct(p, ret);
 		case TSDL_KW_VARIANT:
@@ -1314,7 +940,7 @@ static int parse_declarator(struct tsdl_parser *p, struct ctf_type *base,
 
 	if (nt->kind != TSDL_TOK_IDENT || nt->kw != TSDL_KW_NONE) {
 		tsdl_type_destroy(base);
-		return unexpected(p, "field name");
+		return tsdl_unexpected(p, "field name");
 	}
 	p->pos++;
 	while (tsdl_is_punct(p, TSDL_P_LBRACKET)) {
@@ -1344,7 +970,7 @@ static int parse_declarator(struct tsdl_parser *p, struct ctf_type *base,
 				goto fail;
 			}
 		} else {
-			ret = unexpected(p, "array length or sequence length field");
+			ret = tsdl_unexpected(p, "array length or sequence length field");
 			goto fail;
 		}
 		nd++;
@@ -1373,7 +999,7 @@ static int parse_declarator(struct tsdl_parser *p, struct ctf_type *base,
 	/* `x[2][3]` is two arrays of three: wrap from the last dimension. */
 	for (size_t i = nd; i-- > 0;) {
 		struct ctf_type *a =
-			new_type(p, dims[i].is_seq ? CTF_TYPE_SEQUENCE : CTF_TYPE_ARRAY, &ret);
+			tsdl_new_type(p, dims[i].is_seq ? CTF_TYPE_SEQUENCE : CTF_TYPE_ARRAY, &ret);
 
 		if (!a)
 			goto fail;
@@ -1429,7 +1055,7 @@ bool tsdl_starts_declaration(const struct tsdl_parser *p)
 
 static int parse_typealias(struct tsdl_parser *p)
 {
-	unsigned line = cur_line(p);
+	unsigned line = tsdl_cur(p)->line;
 	char name[TSDL_MAX_IDENT_LEN * 2 + 8];
 	struct ctf_type *t;
 	unsigned n;
@@ -1441,14 +1067,14 @@ static int parse_typealias(struct tsdl_parser *p)
 		return ret;
 	if (tsdl_is_punct(p, TSDL_P_STAR) || tsdl_is_punct(p, TSDL_P_LBRACKET)) {
 		tsdl_type_destroy(t);
-		return tsdl_unsupported(p->err, cur_line(p),
+		return tsdl_unsupported(p->err, tsdl_cur(p)->line,
 					"declarators in typealias are not supported");
 	}
 	ret = tsdl_expect(p, TSDL_P_TYPEASSIGN, "':=' in typealias");
 	if (!ret)
 		ret = parse_alias_words(p, false, name, sizeof(name), &n);
 	if (!ret && !tsdl_is_punct(p, TSDL_P_SEMI))
-		ret = unexpected(p, "';' after typealias");
+		ret = tsdl_unexpected(p, "';' after typealias");
 	if (ret) {
 		tsdl_type_destroy(t);
 		return ret;
@@ -1547,7 +1173,7 @@ int tsdl_parse_declaration(struct tsdl_parser *p, enum tsdl_decl_ctx ctx,
 	}
 	if (ctx == TSDL_CTX_ROOT) {
 		tsdl_type_destroy(base);
-		return unexpected(p, "';' after type declaration");
+		return tsdl_unexpected(p, "';' after type declaration");
 	}
 	return parse_declarators(p, base, fields);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internals of the TSDL metadata parser (tsdl-lex.c, tsdl-parse.c,
- * tsdl-decl.c, tsdl-types.c, tsdl-resolve.c, metadata.c).
+ * tsdl-decl.c, tsdl-scalar.c, tsdl-types.c, tsdl-resolve.c, metadata.c).
  *
  * Pipeline: bytes --metadata.c--> TSDL text --tsdl-lex.c--> token array
  * --tsdl-parse.c/tsdl-decl.c--> ctf_trace_class (types copied per use, like
@@ -242,6 +242,18 @@ int tsdl_parse_type_spec(struct tsdl_parser *p, bool want_declarator, struct ctf
 int tsdl_parse_declaration(struct tsdl_parser *p, enum tsdl_decl_ctx ctx,
 			   struct tsdl_field_vec *fields);
 bool tsdl_starts_declaration(const struct tsdl_parser *p);
+int tsdl_unexpected(struct tsdl_parser *p, const char *what);
+struct ctf_type *tsdl_new_type(struct tsdl_parser *p, enum ctf_type_kind kind, int *ret);
+
+/* tsdl-scalar.c: integer, floating_point and string; the keyword is current. */
+int tsdl_parse_integer(struct tsdl_parser *p, struct ctf_type **ret);
+int tsdl_parse_float(struct tsdl_parser *p, struct ctf_type **ret);
+int tsdl_parse_string(struct tsdl_parser *p, struct ctf_type **ret);
+
+static inline bool tsdl_is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
 void tsdl_field_vec_release(struct tsdl_field_vec *v);
 
 /* tsdl-parse.c: tokens to a trace class (unresolved). */
