@@ -11,14 +11,14 @@
 #ifdef STRATA_TRACEPOINT_CREATE_PROBES
 
 #undef STRATA_TRACEPOINT_EVENT_INSTANCE
-#define STRATA_TRACEPOINT_EVENT_INSTANCE(_template_provider, _template_name, _provider, _name,    \
+#define STRATA_TRACEPOINT_EVENT_INSTANCE(_template_provider, _template_name, _provider, _name, \
 					 _args)
 
 #undef STRATA_TRACEPOINT_EVENT
-#define STRATA_TRACEPOINT_EVENT(_provider, _name, _args, _fields)                                  \
-	STRATA_TRACEPOINT_EVENT_CLASS(_provider, _name, STRATA__TP_PARAMS(_args),                  \
-				      STRATA__TP_PARAMS(_fields))                                  \
-	STRATA_TRACEPOINT_EVENT_INSTANCE(_provider, _name, _provider, _name,                       \
+#define STRATA_TRACEPOINT_EVENT(_provider, _name, _args, _fields)                 \
+	STRATA_TRACEPOINT_EVENT_CLASS(_provider, _name, STRATA__TP_PARAMS(_args), \
+				      STRATA__TP_PARAMS(_fields))                 \
+	STRATA_TRACEPOINT_EVENT_INSTANCE(_provider, _name, _provider, _name,      \
 					 STRATA__TP_PARAMS(_args))
 
 #undef STRATA_TRACEPOINT_CREATE_PROBES
@@ -39,16 +39,16 @@
 #define STRATA_TP_ARGS(...) __VA_ARGS__
 
 #undef STRATA_TRACEPOINT_EVENT
-#define STRATA_TRACEPOINT_EVENT(provider, name, args, fields)                                      \
-	STRATA__DECLARE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))                        \
+#define STRATA_TRACEPOINT_EVENT(provider, name, args, fields)               \
+	STRATA__DECLARE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args)) \
 	STRATA__DEFINE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))
 
 #undef STRATA_TRACEPOINT_EVENT_CLASS
 #define STRATA_TRACEPOINT_EVENT_CLASS(provider, name, args, fields)
 
 #undef STRATA_TRACEPOINT_EVENT_INSTANCE
-#define STRATA_TRACEPOINT_EVENT_INSTANCE(template_provider, template_name, provider, name, args)   \
-	STRATA__DECLARE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))                        \
+#define STRATA_TRACEPOINT_EVENT_INSTANCE(template_provider, template_name, provider, name, args) \
+	STRATA__DECLARE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))                      \
 	STRATA__DEFINE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))
 
 #undef STRATA_TRACEPOINT_ENUM

@@ -46,17 +46,17 @@ extern "C" {
 #define strata_ust__tp_likely(x) __builtin_expect(!!(x), 1)
 #define strata_ust__tp_unlikely(x) __builtin_expect(!!(x), 0)
 
-#define strata_tracepoint_enabled(provider, name)                                                  \
-	strata_ust__tp_unlikely(__atomic_load_n(&strata_tracepoint_##provider##___##name.state,      \
-						__ATOMIC_RELAXED))
+#define strata_tracepoint_enabled(provider, name) \
+	strata_ust__tp_unlikely(                  \
+		__atomic_load_n(&strata_tracepoint_##provider##___##name.state, __ATOMIC_RELAXED))
 
-#define strata_do_tracepoint(provider, name, ...)                                                  \
+#define strata_do_tracepoint(provider, name, ...) \
 	strata_tracepoint_cb_##provider##___##name(__VA_ARGS__)
 
-#define strata_tracepoint(provider, name, ...)                                                     \
-	do {                                                                                       \
-		if (strata_tracepoint_enabled(provider, name))                                     \
-			strata_do_tracepoint(provider, name, ##__VA_ARGS__);                       \
+#define strata_tracepoint(provider, name, ...)                               \
+	do {                                                                 \
+		if (strata_tracepoint_enabled(provider, name))               \
+			strata_do_tracepoint(provider, name, ##__VA_ARGS__); \
 	} while (0)
 
 #define STRATA_TP_ARGS(...) __VA_ARGS__
@@ -76,9 +76,9 @@ extern "C" {
 #define STRATA__TP_EXVAR12(a, b, c, d, e, f, g, h, i, j, k, l) b, d, f, h, j, l
 #define STRATA__TP_EXVAR14(a, b, c, d, e, f, g, h, i, j, k, l, m, n) b, d, f, h, j, l, n
 #define STRATA__TP_EXVAR16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) b, d, f, h, j, l, n, p
-#define STRATA__TP_EXVAR18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r)                   \
+#define STRATA__TP_EXVAR18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r) \
 	b, d, f, h, j, l, n, p, r
-#define STRATA__TP_EXVAR20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t)             \
+#define STRATA__TP_EXVAR20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) \
 	b, d, f, h, j, l, n, p, r, t
 
 #define STRATA__TP_EXDATA_VAR0() __tp_data
@@ -89,13 +89,13 @@ extern "C" {
 #define STRATA__TP_EXDATA_VAR8(a, b, c, d, e, f, g, h) __tp_data, b, d, f, h
 #define STRATA__TP_EXDATA_VAR10(a, b, c, d, e, f, g, h, i, j) __tp_data, b, d, f, h, j
 #define STRATA__TP_EXDATA_VAR12(a, b, c, d, e, f, g, h, i, j, k, l) __tp_data, b, d, f, h, j, l
-#define STRATA__TP_EXDATA_VAR14(a, b, c, d, e, f, g, h, i, j, k, l, m, n)                          \
+#define STRATA__TP_EXDATA_VAR14(a, b, c, d, e, f, g, h, i, j, k, l, m, n) \
 	__tp_data, b, d, f, h, j, l, n
-#define STRATA__TP_EXDATA_VAR16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p)                    \
+#define STRATA__TP_EXDATA_VAR16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) \
 	__tp_data, b, d, f, h, j, l, n, p
-#define STRATA__TP_EXDATA_VAR18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r)              \
+#define STRATA__TP_EXDATA_VAR18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r) \
 	__tp_data, b, d, f, h, j, l, n, p, r
-#define STRATA__TP_EXDATA_VAR20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t)        \
+#define STRATA__TP_EXDATA_VAR20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) \
 	__tp_data, b, d, f, h, j, l, n, p, r, t
 
 #define STRATA__TP_EXPROTO0() void
@@ -106,13 +106,13 @@ extern "C" {
 #define STRATA__TP_EXPROTO8(a, b, c, d, e, f, g, h) a b, c d, e f, g h
 #define STRATA__TP_EXPROTO10(a, b, c, d, e, f, g, h, i, j) a b, c d, e f, g h, i j
 #define STRATA__TP_EXPROTO12(a, b, c, d, e, f, g, h, i, j, k, l) a b, c d, e f, g h, i j, k l
-#define STRATA__TP_EXPROTO14(a, b, c, d, e, f, g, h, i, j, k, l, m, n)                             \
+#define STRATA__TP_EXPROTO14(a, b, c, d, e, f, g, h, i, j, k, l, m, n) \
 	a b, c d, e f, g h, i j, k l, m n
-#define STRATA__TP_EXPROTO16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p)                       \
+#define STRATA__TP_EXPROTO16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) \
 	a b, c d, e f, g h, i j, k l, m n, o p
-#define STRATA__TP_EXPROTO18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r)                 \
+#define STRATA__TP_EXPROTO18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r) \
 	a b, c d, e f, g h, i j, k l, m n, o p, q r
-#define STRATA__TP_EXPROTO20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t)           \
+#define STRATA__TP_EXPROTO20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) \
 	a b, c d, e f, g h, i j, k l, m n, o p, q r, s t
 
 #define STRATA__TP_EXDATA_PROTO0() void *__tp_data
@@ -121,64 +121,64 @@ extern "C" {
 #define STRATA__TP_EXDATA_PROTO4(a, b, c, d) void *__tp_data, a b, c d
 #define STRATA__TP_EXDATA_PROTO6(a, b, c, d, e, f) void *__tp_data, a b, c d, e f
 #define STRATA__TP_EXDATA_PROTO8(a, b, c, d, e, f, g, h) void *__tp_data, a b, c d, e f, g h
-#define STRATA__TP_EXDATA_PROTO10(a, b, c, d, e, f, g, h, i, j)                                    \
+#define STRATA__TP_EXDATA_PROTO10(a, b, c, d, e, f, g, h, i, j) \
 	void *__tp_data, a b, c d, e f, g h, i j
-#define STRATA__TP_EXDATA_PROTO12(a, b, c, d, e, f, g, h, i, j, k, l)                              \
+#define STRATA__TP_EXDATA_PROTO12(a, b, c, d, e, f, g, h, i, j, k, l) \
 	void *__tp_data, a b, c d, e f, g h, i j, k l
-#define STRATA__TP_EXDATA_PROTO14(a, b, c, d, e, f, g, h, i, j, k, l, m, n)                        \
+#define STRATA__TP_EXDATA_PROTO14(a, b, c, d, e, f, g, h, i, j, k, l, m, n) \
 	void *__tp_data, a b, c d, e f, g h, i j, k l, m n
-#define STRATA__TP_EXDATA_PROTO16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p)                  \
+#define STRATA__TP_EXDATA_PROTO16(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) \
 	void *__tp_data, a b, c d, e f, g h, i j, k l, m n, o p
-#define STRATA__TP_EXDATA_PROTO18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r)            \
+#define STRATA__TP_EXDATA_PROTO18(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r) \
 	void *__tp_data, a b, c d, e f, g h, i j, k l, m n, o p, q r
-#define STRATA__TP_EXDATA_PROTO20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t)      \
+#define STRATA__TP_EXDATA_PROTO20(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t) \
 	void *__tp_data, a b, c d, e f, g h, i j, k l, m n, o p, q r, s t
 
-#define STRATA__TP_NARGS(...)                                                                      \
-	STRATA__TP_NARGS_(__VA_ARGS__, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5,   \
+#define STRATA__TP_NARGS(...)                                                                     \
+	STRATA__TP_NARGS_(__VA_ARGS__, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, \
 			  4, 3, 2, 1, 0)
-#define STRATA__TP_NARGS_(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15,    \
-			  _16, _17, _18, _19, _20, N, ...)                                         \
+#define STRATA__TP_NARGS_(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, \
+			  _16, _17, _18, _19, _20, N, ...)                                      \
 	N
-#define STRATA__TP_PROTO_N(N, ...)                                                                 \
+#define STRATA__TP_PROTO_N(N, ...) \
 	STRATA__TP_PARAMS(STRATA__TP_COMBINE_TOKENS(STRATA__TP_EXPROTO, N)(__VA_ARGS__))
-#define STRATA__TP_VAR_N(N, ...)                                                                   \
+#define STRATA__TP_VAR_N(N, ...) \
 	STRATA__TP_PARAMS(STRATA__TP_COMBINE_TOKENS(STRATA__TP_EXVAR, N)(__VA_ARGS__))
-#define STRATA__TP_DATA_PROTO_N(N, ...)                                                            \
+#define STRATA__TP_DATA_PROTO_N(N, ...) \
 	STRATA__TP_PARAMS(STRATA__TP_COMBINE_TOKENS(STRATA__TP_EXDATA_PROTO, N)(__VA_ARGS__))
-#define STRATA__TP_DATA_VAR_N(N, ...)                                                              \
+#define STRATA__TP_DATA_VAR_N(N, ...) \
 	STRATA__TP_PARAMS(STRATA__TP_COMBINE_TOKENS(STRATA__TP_EXDATA_VAR, N)(__VA_ARGS__))
-#define STRATA__TP_ARGS_PROTO(...)                                                                 \
+#define STRATA__TP_ARGS_PROTO(...) \
 	STRATA__TP_PROTO_N(STRATA__TP_NARGS(0, ##__VA_ARGS__), ##__VA_ARGS__)
 #define STRATA__TP_ARGS_VAR(...) STRATA__TP_VAR_N(STRATA__TP_NARGS(0, ##__VA_ARGS__), ##__VA_ARGS__)
-#define STRATA__TP_ARGS_DATA_PROTO(...)                                                            \
+#define STRATA__TP_ARGS_DATA_PROTO(...) \
 	STRATA__TP_DATA_PROTO_N(STRATA__TP_NARGS(0, ##__VA_ARGS__), ##__VA_ARGS__)
-#define STRATA__TP_ARGS_DATA_VAR(...)                                                              \
+#define STRATA__TP_ARGS_DATA_VAR(...) \
 	STRATA__TP_DATA_VAR_N(STRATA__TP_NARGS(0, ##__VA_ARGS__), ##__VA_ARGS__)
 
 #define strata_ust__tp_stringify_(x) #x
 #define strata_ust__tp_stringify(x) strata_ust__tp_stringify_(x)
 
-#define strata_tracepoint_validate_name_len(_provider, _name)                                      \
-	_Static_assert(sizeof(#_provider) + sizeof(#_name) <= STRATA_TRACEPOINT_NAME_LEN_MAX,      \
+#define strata_tracepoint_validate_name_len(_provider, _name)                                 \
+	_Static_assert(sizeof(#_provider) + sizeof(#_name) <= STRATA_TRACEPOINT_NAME_LEN_MAX, \
 		       "Tracepoint name length is too long")
 
 /*
  * The call-site callback: always inlined into the caller so that the
  * probe's return address is the call site (the "ip" context).
  */
-#define STRATA__DECLARE_TRACEPOINT(_provider, _name, ...)                                          \
-	extern struct strata_tracepoint strata_tracepoint_##_provider##___##_name                  \
-		STRATA__TRACEPOINT_DEFINITION_VISIBILITY;                                          \
-	static inline __attribute__((always_inline, unused)) void                                  \
-		strata_tracepoint_cb_##_provider##___##_name(STRATA__TP_ARGS_PROTO(__VA_ARGS__))   \
-	{                                                                                          \
-		struct strata_tracepoint *__tp = &strata_tracepoint_##_provider##___##_name;       \
-		void (*__tp_cb)(void) = __atomic_load_n(&__tp->probe, __ATOMIC_ACQUIRE);           \
-		void *__tp_data = __atomic_load_n(&__tp->data, __ATOMIC_RELAXED);                  \
-		if (strata_ust__tp_likely(__tp_cb != NULL))                                        \
-			((void (*)(STRATA__TP_ARGS_DATA_PROTO(__VA_ARGS__)))__tp_cb)(              \
-				STRATA__TP_ARGS_DATA_VAR(__VA_ARGS__));                            \
+#define STRATA__DECLARE_TRACEPOINT(_provider, _name, ...)                                        \
+	extern struct strata_tracepoint strata_tracepoint_##_provider##___##_name                \
+		STRATA__TRACEPOINT_DEFINITION_VISIBILITY;                                        \
+	static inline __attribute__((always_inline, unused)) void                                \
+		strata_tracepoint_cb_##_provider##___##_name(STRATA__TP_ARGS_PROTO(__VA_ARGS__)) \
+	{                                                                                        \
+		struct strata_tracepoint *__tp = &strata_tracepoint_##_provider##___##_name;     \
+		void (*__tp_cb)(void) = __atomic_load_n(&__tp->probe, __ATOMIC_ACQUIRE);         \
+		void *__tp_data = __atomic_load_n(&__tp->data, __ATOMIC_RELAXED);                \
+		if (strata_ust__tp_likely(__tp_cb != NULL))                                      \
+			((void (*)(STRATA__TP_ARGS_DATA_PROTO(__VA_ARGS__)))__tp_cb)(            \
+				STRATA__TP_ARGS_DATA_VAR(__VA_ARGS__));                          \
 	}
 
 #ifdef STRATA_TRACEPOINT_DEFINE
@@ -203,21 +203,16 @@ extern struct strata_tracepoint *const __stop_strata_tracepoints_ptrs[]
 #endif
 
 #define STRATA__TP_EXTRACT_STRING(...) #__VA_ARGS__
-#define STRATA__DEFINE_TRACEPOINT(_provider, _name, _args)                                         \
-	strata_tracepoint_validate_name_len(_provider, _name);                                     \
-	struct strata_tracepoint strata_tracepoint_##_provider##___##_name                         \
-		__attribute__((section("strata_tracepoints")))                                     \
-		STRATA__TRACEPOINT_DEFINITION_VISIBILITY = {                                       \
-			0,                                                                         \
-			sizeof(struct strata_tracepoint),                                          \
-			#_provider,                                                                \
-			#_name,                                                                    \
-			NULL,                                                                      \
-			NULL,                                                                      \
-			STRATA__TP_EXTRACT_STRING(_args),                                          \
-	};                                                                                         \
-	static struct strata_tracepoint *strata_tracepoint_ptr_##_provider##___##_name           \
-		__attribute__((section("strata_tracepoints_ptrs"), used))                          \
+#define STRATA__DEFINE_TRACEPOINT(_provider, _name, _args)                                \
+	strata_tracepoint_validate_name_len(_provider, _name);                            \
+	struct strata_tracepoint strata_tracepoint_##_provider##___##_name                \
+		__attribute__((section("strata_tracepoints")))                            \
+		STRATA__TRACEPOINT_DEFINITION_VISIBILITY = {                              \
+			0,    sizeof(struct strata_tracepoint), #_provider, #_name, NULL, \
+			NULL, STRATA__TP_EXTRACT_STRING(_args),                           \
+		};                                                                        \
+	static struct strata_tracepoint *strata_tracepoint_ptr_##_provider##___##_name    \
+		__attribute__((section("strata_tracepoints_ptrs"), used))                 \
 		STRATA__TP_NO_SANITIZE_ADDRESS = &strata_tracepoint_##_provider##___##_name;
 
 /*
@@ -232,9 +227,9 @@ static void strata_ust__tracepoints__ptrs_init(void)
 	if (strata_tracepoint_ptrs_registered++)
 		return;
 	if (&__start_strata_tracepoints_ptrs[0] != &__stop_strata_tracepoints_ptrs[0])
-		(void)strata_ust_tracepoints_register(__start_strata_tracepoints_ptrs,
-						      (size_t)(__stop_strata_tracepoints_ptrs -
-							       __start_strata_tracepoints_ptrs));
+		(void)strata_ust_tracepoints_register(
+			__start_strata_tracepoints_ptrs,
+			(size_t)(__stop_strata_tracepoints_ptrs - __start_strata_tracepoints_ptrs));
 }
 
 static void strata_ust__tracepoints__ptrs_destroy(void) __attribute__((destructor, unused));
@@ -291,14 +286,14 @@ static void strata_ust__tracepoints__ptrs_destroy(void)
  * name, args) declares an event using it. "provider:name" is at most 255
  * characters.
  */
-#define STRATA_TRACEPOINT_EVENT(provider, name, args, fields)                                      \
-	STRATA__DECLARE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))                        \
+#define STRATA_TRACEPOINT_EVENT(provider, name, args, fields)               \
+	STRATA__DECLARE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args)) \
 	STRATA__DEFINE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))
 
 #define STRATA_TRACEPOINT_EVENT_CLASS(provider, name, args, fields)
 
-#define STRATA_TRACEPOINT_EVENT_INSTANCE(template_provider, template_name, provider, name, args)   \
-	STRATA__DECLARE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))                        \
+#define STRATA_TRACEPOINT_EVENT_INSTANCE(template_provider, template_name, provider, name, args) \
+	STRATA__DECLARE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))                      \
 	STRATA__DEFINE_TRACEPOINT(provider, name, STRATA__TP_PARAMS(args))
 #endif
 

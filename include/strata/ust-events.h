@@ -66,9 +66,9 @@ enum strata_encoding {
  * array or sequence. For floats only size (32 or 64) is meaningful.
  */
 struct strata_integer_type {
-	uint8_t size;    /* bits: 8, 16, 32, 64 */
+	uint8_t size; /* bits: 8, 16, 32, 64 */
 	uint8_t is_signed;
-	uint8_t base;    /* 10 or 16 */
+	uint8_t base; /* 10 or 16 */
 	/*
 	 * The value is in network (big-endian) byte order. As in lttng-ust the
 	 * probe copies the bytes it is given, so the caller passes a value
@@ -97,12 +97,12 @@ struct strata_enum_desc {
 
 struct strata_field_desc {
 	const char *name; /* as written in the source, without the '_' prefix */
-	uint8_t kind;     /* enum strata_type_kind */
+	uint8_t kind; /* enum strata_type_kind */
 	uint8_t encoding; /* arrays/sequences of 8-bit integers: text */
-	uint8_t nowrite;  /* never set by strata's macros: _nowrite fields are not recorded */
+	uint8_t nowrite; /* never set by strata's macros: _nowrite fields are not recorded */
 	uint8_t reserved;
 	struct strata_integer_type integer; /* scalar, container or element */
-	uint32_t length;                    /* STRATA_TYPE_ARRAY: element count */
+	uint32_t length; /* STRATA_TYPE_ARRAY: element count */
 	const struct strata_enum_desc *enum_desc; /* STRATA_TYPE_ENUM */
 };
 

@@ -9,7 +9,7 @@
 #define STRATA__TRACEPOINT_EVENT_CLASS(_provider, _name, _args, _fields)
 
 #undef STRATA__TRACEPOINT_EVENT_INSTANCE
-#define STRATA__TRACEPOINT_EVENT_INSTANCE(_template_provider, _template_name, _provider, _name,   \
+#define STRATA__TRACEPOINT_EVENT_INSTANCE(_template_provider, _template_name, _provider, _name, \
 					  _args)
 
 #undef STRATA_TRACEPOINT_ENUM
@@ -37,7 +37,7 @@
 #define strata__field_array_encoded(_type, _item, _src, _network, _length, _encoding, _base)
 
 #undef strata__field_sequence_encoded
-#define strata__field_sequence_encoded(_type, _item, _src, _network, _length_type, _src_length,   \
+#define strata__field_sequence_encoded(_type, _item, _src, _network, _length_type, _src_length, \
 				       _encoding, _base)
 
 #undef strata__field_string
