@@ -3,8 +3,8 @@
 #
 #   view-compare.sh STRATA_BINARY GROUP
 #
-# GROUP is one of the trace groups below (lttng-a, lttng-b, gen-a, gen-b,
-# gen-c) or "bad" (malformed traces: strata must fail cleanly, naming the
+# GROUP is one of the trace groups below (lttng-a, lttng-b, gen-a .. gen-d)
+# or "bad" (malformed traces: strata must fail cleanly, naming the
 # file). For every trace and option set, both tools run with the same path
 # argument and TZ; stdout and stderr are compared separately with cmp, and
 # the first difference is shown as a unified diff excerpt. Exits 77 when
@@ -24,29 +24,36 @@ if [ ! -x "$strata" ]; then
 	echo "FAIL: strata binary '$strata' is not executable"
 	exit 1
 fi
+# Absolute, since the comparisons run from other directories.
+strata=$(cd "$(dirname "$strata")" && pwd)/$(basename "$strata")
 
 # A trace marked "+" gets every option set; the others get the short list
 # (enough for their own features, and it keeps `make check` fast).
 # multi: two paths given together (their clocks must be compatible).
 case $group in
 lttng-a)
-	list=(+lttng/uid-ctx +lttng/pid-two lttng/multichan lttng/snapshot)
+	list=(+lttng/uid-ctx lttng/pid-two)
 	multi=(lttng/uid-ctx lttng/pid-two)
 	;;
 lttng-b)
-	list=(+lttng/discard lttng/lost-packet lttng/may-discard lttng/rotation)
+	list=(lttng/multichan lttng/snapshot lttng/discard lttng/lost-packet lttng/may-discard
+		lttng/rotation)
 	multi=(lttng/discard lttng/lost-packet)
 	;;
 gen-a)
-	list=(+gen/types-le gen/types-be +gen/compact-wrap)
+	list=(+gen/types-le gen/types-be)
 	multi=(gen/types-le gen/types-be)
 	;;
 gen-b)
-	list=(+gen/clock-neg gen/clock-odd gen/noclock gen/implicit-clock gen/minimal)
+	list=(+gen/clock-neg gen/clock-odd gen/noclock)
 	multi=()
 	;;
 gen-c)
-	list=(gen/packetized-be gen/multi-sc +gen/merge gen/nohost)
+	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc)
+	multi=()
+	;;
+gen-d)
+	list=(+gen/compact-wrap gen/merge gen/nohost)
 	multi=(gen/merge/t4 gen/merge/t1)
 	;;
 bad) list=() ;;
