@@ -107,6 +107,17 @@ KR_CTR_MAP(1);
 KR_CTR_MAP(2);
 KR_CTR_MAP(3);
 
+/*
+ * What the programs return. A tracepoint's BPF program returning 0 makes the
+ * kernel skip perf_tp_event() for *every* perf event on that tracepoint, so
+ * `perf record` on a tracepoint strata is attached to would see nothing (even
+ * while strata is stopped, or while a reaper detaches). Returning 1 keeps perf
+ * working at the cost of counting our own (non-sampling) perf event;
+ * kr_perf_passthrough = 0 trades that coexistence for a few ns per event.
+ */
+unsigned int kr_perf_passthrough = 1;
+#define KR_RET ((int)(kr_perf_passthrough != 0))
+
 #define KR_HDR_MAX (sizeof(struct kr_rec) + KR_MAX_CTR * 8 + KR_HOST_LEN)
 
 static __always_inline unsigned int kr_channels_for(__u32 key)
@@ -274,14 +285,14 @@ int kr_tp(void *ctx)
 	__u32 end, plen;
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
-		return 0;
+		return KR_RET;
 	want = kr_channels_for(key);
 	if (!want)
-		return 0;
+		return KR_RET;
 	d = bpf_map_lookup_elem(&kr_descs, &key);
 	sc = kr_buf();
 	if (!d || !sc)
-		return 0;
+		return KR_RET;
 	buf = sc->buf;
 
 	end = d->fixed_end;
@@ -310,7 +321,7 @@ int kr_tp(void *ctx)
 	((struct kr_rec *)buf)->len = plen;
 	bpf_probe_read_kernel(buf + off, plen, (char *)ctx + 8);
 	kr_output(sc, off + plen, want);
-	return 0;
+	return KR_RET;
 }
 
 SEC("tracepoint")
@@ -325,7 +336,7 @@ int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	__u64 *p, args[6];
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
-		return 0;
+		return KR_RET;
 	if (id >= 0 && id < KR_MAX_SC) {
 		key = KR_KEY_SC_ENTRY + id;
 		mask = kr_sc_strmask[id & (KR_MAX_SC - 1)] & KR_SC_STRINGS;
@@ -334,10 +345,10 @@ int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	}
 	want = kr_channels_for(key);
 	if (!want)
-		return 0;
+		return KR_RET;
 	sc = kr_buf();
 	if (!sc)
-		return 0;
+		return KR_RET;
 	buf = sc->buf;
 	off = kr_fill_header(sc, key, want, ts);
 	asm volatile("" : "+r"(off));
@@ -387,7 +398,7 @@ int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	pos &= 4095;
 	((struct kr_rec *)buf)->len = pos;
 	kr_output(sc, off + pos, want);
-	return 0;
+	return KR_RET;
 }
 
 SEC("tracepoint")
@@ -402,14 +413,14 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	__u64 *p;
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
-		return 0;
+		return KR_RET;
 	key = (id >= 0 && id < KR_MAX_SC) ? KR_KEY_SC_EXIT + id : KR_KEY_SC_EXIT_UNKNOWN;
 	want = kr_channels_for(key);
 	if (!want)
-		return 0;
+		return KR_RET;
 	sc = kr_buf();
 	if (!sc)
-		return 0;
+		return KR_RET;
 	buf = sc->buf;
 	off = kr_fill_header(sc, key, want, ts);
 	asm volatile("" : "+r"(off));
@@ -451,5 +462,5 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	pos &= 4095;
 	((struct kr_rec *)buf)->len = pos;
 	kr_output(sc, off + pos, want);
-	return 0;
+	return KR_RET;
 }

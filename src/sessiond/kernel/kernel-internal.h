@@ -95,6 +95,8 @@ int kt_rec_attach_tp(struct kernel_tracer *kt, unsigned int idx, const struct kt
 int kt_rec_attach_syscalls(struct kernel_tracer *kt);
 void kt_rec_set_enabled(struct kernel_tracer *kt, unsigned int slot, uint32_t key, bool on);
 void kt_rec_set_active(struct kernel_tracer *kt, unsigned int slot, bool on);
+/* Let perf sample the tracepoints we are attached to (default on; see recorder.bpf.c). */
+void kt_rec_set_perf_passthrough(struct kernel_tracer *kt, bool on);
 void kt_rec_set_host(struct kernel_tracer *kt, unsigned int slot, bool on);
 int kt_rec_rings_create(struct kernel_tracer *kt, unsigned int slot, uint64_t size, uint64_t wake,
 			int **ret_fds);

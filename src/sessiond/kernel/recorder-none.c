@@ -44,6 +44,10 @@ void kt_rec_set_active(struct kernel_tracer *kt _unused_, unsigned int slot _unu
 {
 }
 
+void kt_rec_set_perf_passthrough(struct kernel_tracer *kt _unused_, bool on _unused_)
+{
+}
+
 void kt_rec_set_host(struct kernel_tracer *kt _unused_, unsigned int slot _unused_,
 		     bool on _unused_)
 {

@@ -222,6 +222,12 @@ void kt_rec_set_active(struct kernel_tracer *kt, unsigned int slot, bool on)
 	kt_set_bit(&kt->skel->skel->bss->kr_active, slot, on);
 }
 
+void kt_rec_set_perf_passthrough(struct kernel_tracer *kt, bool on)
+{
+	__atomic_store_n(&kt->skel->skel->data->kr_perf_passthrough, on ? 1u : 0u,
+			 __ATOMIC_RELEASE);
+}
+
 void kt_rec_set_host(struct kernel_tracer *kt, unsigned int slot, bool on)
 {
 	kt_set_bit(&kt->skel->skel->bss->kr_want_host, slot, on);
