@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+# Shared by the session-*.sh tests (sourced, bash): a private run directory
+# and home for a real strata-sessiond, cleanup that always kills and reaps
+# it, and small assertion helpers. Set STRATA and STRATA_SESSIOND_PATH first.
+
+TMP=$(mktemp -d /tmp/strata-e2e-session.XXXXXX) || exit 1
+export STRATA_RUNDIR="$TMP/run" HOME="$TMP/home"
+unset STRATA_HOME XDG_RUNTIME_DIR
+mkdir -p "$HOME"
+FAILS=0
+CHILD_PIDS=""
+
+session_cleanup() {
+	local pidfile="$STRATA_RUNDIR/sessiond.pid" pid
+	for pid in $CHILD_PIDS; do
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	if [ -s "$pidfile" ]; then
+		pid=$(cat "$pidfile")
+		kill -TERM "$pid" 2>/dev/null
+		# Not our child: wait for it to exit (bounded), then make sure.
+		timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap session_cleanup EXIT INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	FAILS=$((FAILS + 1))
+}
+
+# run EXPECTED_STATUS ARGS...: strata's stdout in $OUT, stderr in $ERR
+run() {
+	local want=$1 got
+	shift
+	"$STRATA" "$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+	if [ "$got" != "$want" ]; then
+		fail "strata $* exited $got, expected $want"
+		echo "  stdout: $OUT"
+		echo "  stderr: $ERR"
+	fi
+}
+
+has() { # has TEXT NEEDLE WHAT
+	case "$1" in
+	*"$2"*) ;;
+	*) fail "$3: '$2' not found in: $1" ;;
+	esac
+}
+
+# expect_line FD PATTERN WHAT: read lines from FD (10 s at most) until one
+# matches PATTERN (a glob); the line is left in $LINE.
+expect_line() {
+	local fd=$1 pattern=$2
+	while IFS= read -r -t 10 LINE <&"$fd"; do
+		case "$LINE" in
+		$pattern) return 0 ;;
+		esac
+	done
+	fail "$3: no line matching '$pattern'"
+	return 1
+}
+
+finish() {
+	if [ "$FAILS" -ne 0 ]; then
+		echo "$FAILS check(s) failed"
+		exit 1
+	fi
+	echo "all checks passed"
+	exit 0
+}

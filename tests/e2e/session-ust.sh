@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# User-space tracing through a real strata-sessiond: a traced app (the
+# protocol-level session-fake-app) registered before the session starts and
+# another one after, per-user and per-process buffers, restart, and the
+# trace read back by babeltrace2 (and `strata view`) with every event.
+# Usage: session-ust.sh STRATA STRATA-SESSIOND FAKE-APP
+set -u
+STRATA=$1
+export STRATA_SESSIOND_PATH=$2
+APP=$3
+. "$(dirname "$0")/session-lib.sh"
+
+if ! command -v babeltrace2 >/dev/null; then
+	echo "babeltrace2 is not installed: skipping"
+	exit 77
+fi
+
+# start_app N: a fake app emitting N events per START, its output on fd 3+k
+start_app() {
+	local fifo="$TMP/app$1.fifo"
+	mkfifo "$fifo"
+	"$APP" "$2" >"$fifo" 2>"$TMP/app$1.err" &
+	CHILD_PIDS="$CHILD_PIDS $!"
+	APP_PID=$!
+	eval "exec $((10 + $1))<\"$fifo\""
+}
+
+count_events() { # count_events DIR: events babeltrace2 prints
+	babeltrace2 "$1" 2>"$TMP/bt.err" | grep -c 'fake:event'
+}
+
+run 0 create demo
+TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+run 0 enable-event -u 'fake:*'
+run 0 add-context -u -t vpid -t vtid
+
+# An app started before `start` is traced from `start` on.
+start_app 1 5000
+expect_line 11 registered "app 1 registration"
+PID1=$APP_PID
+run 0 list -u
+has "$OUT" "PID: $PID1 - Name: fake-app" "list -u"
+has "$OUT" "      fake:event (loglevel: TRACE_DEBUG_LINE (13)) (type: tracepoint)" "list -u"
+
+run 0 start
+expect_line 11 "emitted 5000" "app 1 emission"
+run 0 stop
+n=$(count_events "$TRACE")
+[ "$n" = 5000 ] || fail "expected 5000 events after the first run, babeltrace2 shows $n"
+[ -f "$TRACE/ust/uid/$(id -u)/64-bit/metadata" ] || fail "no per-UID metadata"
+[ -f "$TRACE/ust/uid/$(id -u)/64-bit/index/channel0_0.idx" ] || fail "no index"
+first=$(babeltrace2 "$TRACE" 2>/dev/null | head -1)
+has "$first" "fake:event: { cpu_id = " "event line"
+has "$first" "{ vpid = $PID1, vtid = $PID1 }, { value = 0, msg = \"msg-0\" }" "event fields"
+[ -s "$TMP/bt.err" ] && fail "babeltrace2 complained: $(cat "$TMP/bt.err")"
+
+# Restart: the app emits again; an app started while active joins at once.
+run 0 start
+expect_line 11 "emitted 5000" "app 1 second emission"
+start_app 2 100
+expect_line 12 registered "app 2 registration"
+expect_line 12 "emitted 100" "app 2 emission"
+run 0 stop
+n=$(count_events "$TRACE")
+[ "$n" = 10100 ] || fail "expected 10100 events after the second run, babeltrace2 shows $n"
+
+if "$STRATA" view "$TRACE" >"$TMP/view.out" 2>"$TMP/view.err"; then
+	n=$(grep -c 'fake:event' "$TMP/view.out")
+	[ "$n" = 10100 ] || fail "strata view shows $n events, expected 10100"
+else
+	fail "strata view failed: $(cat "$TMP/view.err")"
+fi
+
+# Per-process buffers: a trace directory per app.
+run 0 create pidsess
+PTRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+run 0 enable-channel -u --buffers-pid chan
+run 0 enable-event -u -c chan -a
+run 0 start
+start_app 3 10
+expect_line 13 registered "app 3 registration"
+expect_line 13 "emitted 10" "app 3 emission"
+run 0 stop
+dir=$(ls -d "$PTRACE"/ust/pid/fake-app-"$APP_PID"-* 2>/dev/null)
+[ -n "$dir" ] || fail "no per-PID trace directory for pid $APP_PID"
+n=$(count_events "$dir")
+[ "$n" = 10 ] || fail "expected 10 events in the per-PID trace, found $n"
+
+run 0 destroy -a
+finish
