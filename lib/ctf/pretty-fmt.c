@@ -64,84 +64,6 @@ fail:
 	return pbuf_scratch;
 }
 
-static const char digits2[201] = "00010203040506070809"
-				 "10111213141516171819"
-				 "20212223242526272829"
-				 "30313233343536373839"
-				 "40414243444546474849"
-				 "50515253545556575859"
-				 "60616263646566676869"
-				 "70717273747576777879"
-				 "80818283848586878889"
-				 "90919293949596979899";
-
-static unsigned count_digits(uint64_t v)
-{
-	unsigned n = 1;
-
-	for (;;) {
-		if (v < 10)
-			return n;
-		if (v < 100)
-			return n + 1;
-		if (v < 1000)
-			return n + 2;
-		if (v < 10000)
-			return n + 3;
-		v /= 10000;
-		n += 4;
-	}
-}
-
-size_t ctf_fmt_u64(char *p, uint64_t v)
-{
-	unsigned n = count_digits(v);
-	char *t = p + n;
-
-	/* Two digits at a time, from the end, straight into place. */
-	while (v >= 100) {
-		unsigned i = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		t -= 2;
-		t[0] = digits2[i];
-		t[1] = digits2[i + 1];
-	}
-	if (v >= 10) {
-		unsigned i = (unsigned)v * 2;
-
-		t[-2] = digits2[i];
-		t[-1] = digits2[i + 1];
-	} else {
-		t[-1] = (char)('0' + v);
-	}
-	return n;
-}
-
-size_t ctf_fmt_s64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p = '-';
-		/* Negate in unsigned arithmetic: INT64_MIN has no positive twin. */
-		return 1 + ctf_fmt_u64(p + 1, -(uint64_t)v);
-	}
-	return ctf_fmt_u64(p, (uint64_t)v);
-}
-
-size_t ctf_fmt_u64_pad(char *p, uint64_t v, unsigned width)
-{
-	char tmp[20];
-	size_t n = ctf_fmt_u64(tmp, v);
-
-	if (n >= width) {
-		memcpy(p, tmp, n);
-		return n;
-	}
-	memset(p, '0', width - n);
-	memcpy(p + (width - n), tmp, n);
-	return width;
-}
-
 void ctf_fmt_int(struct ctf_pbuf *b, uint64_t raw, bool is_signed, uint32_t size, uint32_t base)
 {
 	/* 64 binary digits + "0b" is the longest form. */
@@ -430,7 +352,8 @@ static void fmt_seconds(struct ctf_pbuf *b, bool is_negative, uint64_t sec_abs, 
 		*p++ = '-';
 	p += ctf_fmt_u64(p, sec_abs);
 	*p++ = '.';
-	p += ctf_fmt_u64_pad(p, nsec_abs, 9);
+	ctf_fmt_9(p, (uint32_t)nsec_abs);
+	p += 9;
 	b->len += (size_t)(p - start);
 }
 
@@ -466,15 +389,15 @@ static bool fill_cache(struct ctf_pretty_clock *c, uint64_t sec)
 		}
 	}
 	p = c->cache + n;
-	p[0] = digits2[tm.tm_hour * 2];
-	p[1] = digits2[tm.tm_hour * 2 + 1];
+	p[0] = ctf_digits2[tm.tm_hour * 2];
+	p[1] = ctf_digits2[tm.tm_hour * 2 + 1];
 	p[2] = ':';
-	p[3] = digits2[tm.tm_min * 2];
-	p[4] = digits2[tm.tm_min * 2 + 1];
+	p[3] = ctf_digits2[tm.tm_min * 2];
+	p[4] = ctf_digits2[tm.tm_min * 2 + 1];
 	p[5] = ':';
 	/* tm_sec can be 60 (leap second) and stays two digits. */
-	p[6] = digits2[tm.tm_sec * 2];
-	p[7] = digits2[tm.tm_sec * 2 + 1];
+	p[6] = ctf_digits2[tm.tm_sec * 2];
+	p[7] = ctf_digits2[tm.tm_sec * 2 + 1];
 	p[8] = '.';
 	c->cache_len = (uint8_t)(n + 9);
 	c->cache_sec = (int64_t)sec;
@@ -530,9 +453,10 @@ void ctf_fmt_wall(struct ctf_pretty_clock *c, struct ctf_pbuf *b, int64_t ns)
 		}
 	}
 	p = ctf_pbuf_reserve(b, sizeof(c->cache) + 9);
-	memcpy(p, c->cache, c->cache_len);
+	/* A fixed-size copy compiles to a few moves; the tail is overwritten. */
+	memcpy(p, c->cache, sizeof(c->cache));
 	p += c->cache_len;
-	ctf_fmt_u64_pad(p, nsec_abs, 9);
+	ctf_fmt_9(p, (uint32_t)nsec_abs);
 	b->len += c->cache_len + 9;
 	return;
 seconds:
@@ -547,7 +471,8 @@ void ctf_fmt_delta(struct ctf_pbuf *b, uint64_t delta_ns)
 	*p++ = '+';
 	p += ctf_fmt_u64(p, delta_ns / NSEC_PER_SEC);
 	*p++ = '.';
-	p += ctf_fmt_u64_pad(p, delta_ns % NSEC_PER_SEC, 9);
+	ctf_fmt_9(p, (uint32_t)(delta_ns % NSEC_PER_SEC));
+	p += 9;
 	b->len += (size_t)(p - start);
 }
 

@@ -67,12 +67,113 @@ static inline void ctf_pbuf_str(struct ctf_pbuf *b, const char *s)
 	ctf_pbuf_add(b, s, strlen(s));
 }
 
-/* Decimal; return the number of bytes written to p (at most 20 / 21). */
-size_t ctf_fmt_u64(char *p, uint64_t v);
-size_t ctf_fmt_s64(char *p, int64_t v);
+/*
+ * Decimal; return the number of bytes written to p (at most 20 / 21).
+ * Inline: they run for nearly every field of every line.
+ */
+static const char ctf_digits2[201] = "00010203040506070809"
+				     "10111213141516171819"
+				     "20212223242526272829"
+				     "30313233343536373839"
+				     "40414243444546474849"
+				     "50515253545556575859"
+				     "60616263646566676869"
+				     "70717273747576777879"
+				     "80818283848586878889"
+				     "90919293949596979899";
 
-/* Zero-padded to at least width digits (width <= 20): "%0*llu". */
-size_t ctf_fmt_u64_pad(char *p, uint64_t v, unsigned width);
+static inline unsigned ctf_count_digits(uint64_t v)
+{
+	unsigned n = 1;
+
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
+static inline size_t ctf_fmt_u64(char *p, uint64_t v)
+{
+	unsigned n;
+	char *t;
+
+	/* Most values in traces are small. */
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return 1;
+	}
+	if (v < 100) {
+		p[0] = ctf_digits2[v * 2];
+		p[1] = ctf_digits2[v * 2 + 1];
+		return 2;
+	}
+	n = ctf_count_digits(v);
+	t = p + n;
+
+	/* Two digits at a time, from the end, straight into place. */
+	while (v >= 100) {
+		unsigned i = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		t -= 2;
+		t[0] = ctf_digits2[i];
+		t[1] = ctf_digits2[i + 1];
+	}
+	if (v >= 10) {
+		unsigned i = (unsigned)v * 2;
+
+		t[-2] = ctf_digits2[i];
+		t[-1] = ctf_digits2[i + 1];
+	} else {
+		t[-1] = (char)('0' + v);
+	}
+	return n;
+}
+
+static inline size_t ctf_fmt_s64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p = '-';
+		/* Negate in unsigned arithmetic: INT64_MIN has no positive twin. */
+		return 1 + ctf_fmt_u64(p + 1, -(uint64_t)v);
+	}
+	return ctf_fmt_u64(p, (uint64_t)v);
+}
+
+static inline size_t ctf_fmt_u64_pad(char *p, uint64_t v, unsigned width)
+{
+	char tmp[20];
+	size_t n = ctf_fmt_u64(tmp, v);
+
+	if (n >= width) {
+		memcpy(p, tmp, n);
+		return n;
+	}
+	memset(p, '0', width - n);
+	memcpy(p + (width - n), tmp, n);
+	return width;
+}
+
+/* Exactly 9 digits (nanoseconds), v < 10^9. */
+static inline void ctf_fmt_9(char *p, uint32_t v)
+{
+	for (int i = 7; i >= 1; i -= 2) {
+		uint32_t r = v % 100;
+
+		v /= 100;
+		p[i] = ctf_digits2[r * 2];
+		p[i + 1] = ctf_digits2[r * 2 + 1];
+	}
+	p[0] = (char)('0' + v);
+}
 
 /*
  * An integer of `size` bits (1..64) in base 2, 8, 10 or 16, exactly as

@@ -53,6 +53,8 @@ struct type_info {
 	/* event classes: cached header, valid for this trace and clock presence */
 	const struct ctf_trace *hdr_trace;
 	bool hdr_has_clock;
+	/* event classes: per scope, whether its root type is known / visible */
+	uint8_t scope_known, scope_visible;
 	uint32_t hdr_len;
 	char *hdr;
 };
@@ -344,10 +346,45 @@ static void color_on(struct strata_ctf_pretty *p, const char *code, size_t len)
 
 #define COLOR(p, code) color_on((p), "" code, sizeof(code) - 1)
 
+/* memcpy() for the short names and values of a line, without a call. */
+static inline void copy_small(char *dst, const char *src, size_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n >= 8 && n <= 16) {
+		/* Two overlapping 8-byte moves cover 8..16 bytes. */
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&c, src, 4);
+		memcpy(&d, src + n - 4, 4);
+		memcpy(dst, &c, 4);
+		memcpy(dst + n - 4, &d, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = src[i];
+	} else {
+		memcpy(dst, src, n);
+	}
+}
+
 static void print_int(struct strata_ctf_pretty *p, const struct ctf_type *it, uint64_t raw)
 {
 	COLOR(p, COLOR_BOLD);
-	ctf_fmt_int(&p->line, raw, it->integer.is_signed, it->integer.size, it->integer.base);
+	if (it->integer.base == 10) {
+		char *w = ctf_pbuf_reserve(&p->line, 21);
+
+		if (it->integer.is_signed)
+			p->line.len += ctf_fmt_s64(w, (int64_t)raw);
+		else
+			p->line.len += ctf_fmt_u64(w, raw);
+	} else {
+		ctf_fmt_int(&p->line, raw, it->integer.is_signed, it->integer.size,
+			    it->integer.base);
+	}
 	COLOR(p, COLOR_RST);
 }
 
@@ -487,13 +524,27 @@ static void print_struct(struct strata_ctf_pretty *p, const struct ctf_value *v,
 	ctf_pbuf_addc(&p->line, '{');
 	for (size_t i = 0; i < t->structure.n_fields; i++) {
 		if (m[i].visible) {
+			/* Separator, name and " = " in one reservation. */
+			char *w = ctf_pbuf_reserve(&p->line, m[i].name_len + 5);
+
 			if (first) {
-				ctf_pbuf_addc(&p->line, ' ');
+				*w++ = ' ';
 				first = false;
 			} else {
-				ctf_pbuf_lit(&p->line, ", ");
+				w[0] = ',';
+				w[1] = ' ';
+				w += 2;
 			}
-			if (names) {
+			if (names && !p->color) {
+				copy_small(w, m[i].name, m[i].name_len);
+				w += m[i].name_len;
+				w[0] = ' ';
+				w[1] = '=';
+				w[2] = ' ';
+				w += 3;
+			}
+			p->line.len = (size_t)(w - p->line.data);
+			if (names && p->color) {
 				COLOR(p, COLOR_FIELD_NAME);
 				ctf_pbuf_add(&p->line, m[i].name, m[i].name_len);
 				COLOR(p, COLOR_RST);
@@ -813,10 +864,43 @@ static void print_header(struct strata_ctf_pretty *p, const struct strata_ctf_ev
 	ti->hdr_has_clock = ev->has_clock;
 }
 
-static void print_scope(struct strata_ctf_pretty *p, const struct ctf_value *root, const char *name,
-			size_t name_len, bool names)
+/*
+ * Bit s set when scope s of ev is present and printed. Whether a scope's
+ * type is printed at all is remembered with the event class.
+ */
+static unsigned scope_mask(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
 {
-	if (!root || !type_visible(p, root->type))
+	struct type_info *ti = ev->ec ? type_find(p, ev->ec) : NULL;
+	unsigned mask = 0;
+
+	for (unsigned sc = CTF_SCOPE_PACKET_CONTEXT; sc <= CTF_SCOPE_EVENT_PAYLOAD; sc++) {
+		unsigned bit = 1U << sc;
+		bool v;
+
+		if (!ev->scope[sc] || sc == CTF_SCOPE_EVENT_HEADER)
+			continue;
+		if (ti && (ti->scope_known & bit)) {
+			mask |= ti->scope_visible & bit;
+			continue;
+		}
+		v = type_visible(p, ev->scope[sc]->type);
+		/* type_visible() may have grown the table. */
+		ti = ev->ec ? type_find(p, ev->ec) : NULL;
+		if (ti) {
+			ti->scope_known |= (uint8_t)bit;
+			if (v)
+				ti->scope_visible |= (uint8_t)bit;
+		}
+		if (v)
+			mask |= bit;
+	}
+	return mask;
+}
+
+static void print_scope(struct strata_ctf_pretty *p, const struct ctf_value *root, const char *name,
+			size_t name_len, bool names, bool visible)
+{
+	if (!visible)
 		return;
 	if (!p->start_line)
 		ctf_pbuf_lit(&p->line, ", ");
@@ -826,7 +910,8 @@ static void print_scope(struct strata_ctf_pretty *p, const struct ctf_value *roo
 	print_value(p, root, names);
 }
 
-#define PRINT_SCOPE(p, root, s, names) print_scope((p), (root), "" s, sizeof(s) - 1, (names))
+#define PRINT_SCOPE(p, sc, s, names) \
+	print_scope((p), ev->scope[sc], "" s, sizeof(s) - 1, (names), mask & (1U << (sc)))
 
 static int write_buf(struct ctf_pbuf *b, FILE *f)
 {
@@ -851,14 +936,15 @@ int strata_ctf_pretty_flush(struct strata_ctf_pretty *p)
 
 static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
 {
+	unsigned mask;
+
 	p->start_line = true;
 	print_header(p, ev);
-	PRINT_SCOPE(p, ev->scope[CTF_SCOPE_PACKET_CONTEXT], "stream.packet.context",
-		    p->names_context);
-	PRINT_SCOPE(p, ev->scope[CTF_SCOPE_STREAM_EVENT_CONTEXT], "stream.event.context",
-		    p->names_context);
-	PRINT_SCOPE(p, ev->scope[CTF_SCOPE_EVENT_CONTEXT], "event.context", p->names_context);
-	PRINT_SCOPE(p, ev->scope[CTF_SCOPE_EVENT_PAYLOAD], "event.fields", p->names_payload);
+	mask = scope_mask(p, ev);
+	PRINT_SCOPE(p, CTF_SCOPE_PACKET_CONTEXT, "stream.packet.context", p->names_context);
+	PRINT_SCOPE(p, CTF_SCOPE_STREAM_EVENT_CONTEXT, "stream.event.context", p->names_context);
+	PRINT_SCOPE(p, CTF_SCOPE_EVENT_CONTEXT, "event.context", p->names_context);
+	PRINT_SCOPE(p, CTF_SCOPE_EVENT_PAYLOAD, "event.fields", p->names_payload);
 	ctf_pbuf_addc(&p->line, '\n');
 	if (p->line.len < BATCH_SIZE && !p->line.oom)
 		return 0;
