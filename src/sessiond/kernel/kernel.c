@@ -314,6 +314,15 @@ static bool kt_match(const char *pattern, const char *system, const char *name)
 	return fnmatch(pattern, name, 0) == 0;
 }
 
+/* Whether tracepoint i is one the pattern enables (all of them when NULL, syscalls aside). */
+static bool kt_tp_selected(const struct kernel_tracer *kt, const char *pattern, size_t i)
+{
+	if (!kt_match(pattern, kt->tps.tp[i].system, kt->tps.tp[i].name))
+		return false;
+	return pattern || (strcmp(kt->tps.tp[i].system, "syscalls") &&
+			   strcmp(kt->tps.tp[i].system, "raw_syscalls"));
+}
+
 static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_event_type type,
 		    bool on, char *why, size_t len)
 {
@@ -327,10 +336,7 @@ static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_
 		for (size_t i = 0; i < kt->tps.n; i++) {
 			int err;
 
-			if (!kt_match(pattern, kt->tps.tp[i].system, kt->tps.tp[i].name))
-				continue;
-			if (!pattern && (!strcmp(kt->tps.tp[i].system, "syscalls") ||
-					 !strcmp(kt->tps.tp[i].system, "raw_syscalls")))
+			if (!kt_tp_selected(kt, pattern, i))
 				continue;
 			err = kt_enable_key(ch, (uint32_t)i, on);
 			if (err) {
