@@ -99,6 +99,13 @@ int ctf_metadata_write_packets(int fd, const struct ctf_metadata *md, size_t fro
 	return 0;
 }
 
+int ctf_metadata_write_text(int fd, const struct ctf_metadata *md, size_t from, size_t to)
+{
+	if (from > to || to > md->len)
+		return -EINVAL;
+	return ctf_write_full(fd, md->text + from, to - from);
+}
+
 size_t ctf_packet_size(size_t event_bytes)
 {
 	size_t content = CTF_PACKET_HEADER_LEN + event_bytes;

@@ -145,6 +145,12 @@ void ctf_metadata_packetize(const uint8_t uuid[16], bool big_endian, const char 
 /* Append md->text[from..to) to fd as packets. */
 int ctf_metadata_write_packets(int fd, const struct ctf_metadata *md, size_t from, size_t to);
 
+/*
+ * Append md->text[from..to) to fd as is: a plain-text `metadata` file
+ * (it starts with the CTF 1.8 signature comment readers look for).
+ */
+int ctf_metadata_write_text(int fd, const struct ctf_metadata *md, size_t from, size_t to);
+
 /* ---- Data packets -------------------------------------------------------- */
 
 /* trace.packet.header + stream.packet.context as declared by the preamble. */

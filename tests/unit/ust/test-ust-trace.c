@@ -263,6 +263,29 @@ static void test_every_field(void **state)
 	fixture_teardown(&fx);
 }
 
+/* Plain-text and packetized metadata describe the same trace. */
+static void test_plain_metadata(void **state)
+{
+	struct fixture fx;
+	char *packetized, *plain;
+
+	(void)state;
+	if (!have_babeltrace2())
+		skip();
+	fixture_setup(&fx, 1 << 16, UST_CLOCK_MONOTONIC, 1000000000, 0);
+	for (uint64_t k = 0; k < 10; k++)
+		strata_tracepoint(strata_test, first, k, k * k);
+	strata_tracepoint(strata_test, empty);
+	packetized = read_back(&fx, NULL);
+	fx.trace.plain_metadata = true;
+	plain = read_back(&fx, NULL);
+	assert_true(strlen(plain) > 0);
+	assert_string_equal(plain, packetized);
+	free(plain);
+	free(packetized);
+	fixture_teardown(&fx);
+}
+
 /* The loglevel and EMF URI reach the metadata (babeltrace2 -f loglevel,emf). */
 static void test_loglevel_emf(void **state)
 {
@@ -556,7 +579,8 @@ int main(void)
 		cmocka_unit_test(test_descriptors),  cmocka_unit_test(test_header),
 		cmocka_unit_test(test_disabled),     cmocka_unit_test(test_every_field),
 		cmocka_unit_test(test_loglevel_emf), cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_lost),	     cmocka_unit_test(test_tsc_clock),
+		cmocka_unit_test(test_lost),	     cmocka_unit_test(test_plain_metadata),
+		cmocka_unit_test(test_tsc_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,7 +112,10 @@ int tu_trace_write_metadata(struct tu_trace *t)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	ret = ctf_metadata_write_packets(fd, &t->md, 0, t->md.len);
+	if (t->plain_metadata)
+		ret = ctf_metadata_write_text(fd, &t->md, 0, t->md.len);
+	else
+		ret = ctf_metadata_write_packets(fd, &t->md, 0, t->md.len);
 	close(fd);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #ifndef STRATA_TEST_UST_TRACE_UTIL_H
 #define STRATA_TEST_UST_TRACE_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,7 @@ struct tu_trace {
 	uint8_t uuid[16];
 	struct ctf_metadata md;
 	uint32_t next_id;
+	bool plain_metadata; /* write the metadata file as plain text */
 };
 
 /*
