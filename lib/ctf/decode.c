@@ -104,6 +104,18 @@ static int compile_fail(struct compile_ctx *cc, const char *msg)
 static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsigned depth,
 			struct dnode **ret);
 
+/* Byte-aligned 8/16/32/64-bit values load with one memcpy (and a bswap). */
+static void set_fast(struct dnode *dn)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	dn->swap = dn->bo == CTF_BO_BE;
+#else
+	dn->swap = dn->bo == CTF_BO_LE;
+#endif
+	dn->fast = dn->align % 8 == 0 &&
+		   (dn->size == 8 || dn->size == 16 || dn->size == 32 || dn->size == 64);
+}
+
 static int compile_int(struct dnode *dn, const struct ctf_type *it)
 {
 	dn->kind = DN_INT;
@@ -114,13 +126,8 @@ static int compile_int(struct dnode *dn, const struct ctf_type *it)
 	dn->meaning = (uint8_t)it->integer.meaning;
 	if (dn->size < 1 || dn->size > 64)
 		return -STRATA_EMETADATA;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	dn->fast = it->integer.bo == CTF_BO_LE;
-#else
-	dn->fast = it->integer.bo == CTF_BO_BE;
-#endif
-	dn->fast = dn->fast && dn->align % 8 == 0 &&
-		   (dn->size == 8 || dn->size == 16 || dn->size == 32 || dn->size == 64);
+	dn->notes = dn->meaning != CTF_MEANING_NONE || dn->clock >= 0;
+	set_fast(dn);
 	return 0;
 }
 
@@ -236,6 +243,7 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 		dn->bo = (uint8_t)t->flt.bo;
 		if (dn->size != 32 && dn->size != 64)
 			return compile_fail(cc, "unsupported floating point size");
+		set_fast(dn);
 		break;
 	case CTF_TYPE_STRING:
 		dn->kind = DN_STRING;
@@ -591,22 +599,33 @@ static int fail(struct ctf_dec *d, const char *msg)
 	return -STRATA_ESTREAM;
 }
 
-static int vpush(struct ctf_dec *d, const struct ctf_type *t, uint32_t *ret)
+static int grow(struct ctf_dec *d)
+{
+	struct ctf_values *o = d->out;
+	uint32_t cap = o->cap ? o->cap * 2 : 256;
+	struct ctf_value *nv;
+
+	if (o->cap >= CTF_DEC_MAX_VALUES)
+		return fail(d, "too many fields in one event");
+	nv = realloc(o->v, (size_t)cap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	o->v = nv;
+	o->cap = cap;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int vpush(struct ctf_dec *d, const struct ctf_type *t,
+						       uint32_t *ret)
 {
 	struct ctf_values *o = d->out;
 	struct ctf_value *v;
 
 	if (unlikely(o->n == o->cap)) {
-		uint32_t cap = o->cap ? o->cap * 2 : 256;
-		struct ctf_value *nv;
+		int r = grow(d);
 
-		if (o->cap >= CTF_DEC_MAX_VALUES)
-			return fail(d, "too many fields in one event");
-		nv = realloc(o->v, (size_t)cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		o->v = nv;
-		o->cap = cap;
+		if (r < 0)
+			return r;
 	}
 	*ret = o->n;
 	v = &o->v[o->n++];
@@ -627,7 +646,7 @@ static inline int align_to(struct ctf_dec *d, uint32_t align)
 	return 0;
 }
 
-static inline void note_int(struct ctf_dec *d, const struct dnode *dn, uint64_t raw)
+static void note_int(struct ctf_dec *d, const struct dnode *dn, uint64_t raw)
 {
 	if (dn->meaning) {
 		d->meaning_val[dn->meaning] = raw;
@@ -651,7 +670,35 @@ static inline void note_int(struct ctf_dec *d, const struct dnode *dn, uint64_t 
 	}
 }
 
-static int dec_int(struct ctf_dec *d, const struct dnode *dn)
+/* A byte-aligned 8/16/32/64-bit load (dn->fast). */
+static inline __attribute__((always_inline)) uint64_t load_fast(const uint8_t *p,
+								const struct dnode *dn)
+{
+	switch (dn->size) {
+	case 8:
+		return *p;
+	case 16: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		return dn->swap ? __builtin_bswap16(x) : x;
+	}
+	case 32: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		return dn->swap ? __builtin_bswap32(x) : x;
+	}
+	default: {
+		uint64_t x;
+
+		memcpy(&x, p, 8);
+		return dn->swap ? __builtin_bswap64(x) : x;
+	}
+	}
+}
+
+static inline __attribute__((always_inline)) int dec_int(struct ctf_dec *d, const struct dnode *dn)
 {
 	uint64_t raw;
 	uint32_t idx;
@@ -664,36 +711,12 @@ static int dec_int(struct ctf_dec *d, const struct dnode *dn)
 	}
 	if (unlikely(d->end - d->pos < dn->size))
 		return fail(d, "integer goes past the end of the packet content");
-	if (likely(dn->fast)) {
-		const uint8_t *p = d->base + (d->pos >> 3);
-
-		switch (dn->size) {
-		case 8:
-			raw = *p;
-			break;
-		case 16: {
-			uint16_t x;
-
-			memcpy(&x, p, 2);
-			raw = x;
-			break;
-		}
-		case 32: {
-			uint32_t x;
-
-			memcpy(&x, p, 4);
-			raw = x;
-			break;
-		}
-		default:
-			memcpy(&raw, p, 8);
-			break;
-		}
-	} else if (dn->bo == CTF_BO_LE) {
+	if (likely(dn->fast))
+		raw = load_fast(d->base + (d->pos >> 3), dn);
+	else if (dn->bo == CTF_BO_LE)
 		raw = ctf_read_bits_le(d->base, d->pos, dn->size);
-	} else {
+	else
 		raw = ctf_read_bits_be(d->base, d->pos, dn->size);
-	}
 	d->pos += dn->size;
 	r = vpush(d, dn->type, &idx);
 	if (unlikely(r < 0))
@@ -705,7 +728,8 @@ static int dec_int(struct ctf_dec *d, const struct dnode *dn)
 	} else {
 		d->out->v[idx].u = raw;
 	}
-	note_int(d, dn, raw);
+	if (unlikely(dn->notes))
+		note_int(d, dn, raw);
 	return 0;
 }
 
@@ -719,8 +743,11 @@ static int dec_float(struct ctf_dec *d, const struct dnode *dn)
 		return r;
 	if (d->end - d->pos < dn->size)
 		return fail(d, "floating point number goes past the end of the packet content");
-	raw = dn->bo == CTF_BO_LE ? ctf_read_bits_le(d->base, d->pos, dn->size) :
-				    ctf_read_bits_be(d->base, d->pos, dn->size);
+	if (dn->fast)
+		raw = load_fast(d->base + (d->pos >> 3), dn);
+	else
+		raw = dn->bo == CTF_BO_LE ? ctf_read_bits_le(d->base, d->pos, dn->size) :
+					    ctf_read_bits_be(d->base, d->pos, dn->size);
 	d->pos += dn->size;
 	r = vpush(d, dn->type, &idx);
 	if (r < 0)

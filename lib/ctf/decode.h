@@ -47,7 +47,9 @@ struct dnode {
 	uint8_t bo; /* enum ctf_byte_order (ints, floats) */
 	uint8_t meaning; /* enum ctf_meaning (ints, enums) */
 	bool is_signed;
-	bool fast; /* int: 8/16/32/64 bits, byte-aligned, host byte order */
+	bool fast; /* int/float: 8/16/32/64 bits, always byte-aligned */
+	bool swap; /* fast, in the other byte order than the host's */
+	bool notes; /* int with a meaning or a clock: see note_int() */
 	bool is_enum;
 	int32_t clock; /* ints/enums: clock index or -1 */
 	uint32_t align; /* bits */
