@@ -165,6 +165,11 @@ struct ctf_type {
 			size_t n_fields;
 		} structure;
 		struct {
+			/*
+			 * The selected option is the one whose orig_name equals a
+			 * label mapping the tag value (labels are never stripped;
+			 * checked against babeltrace2 2.0.4).
+			 */
 			struct ctf_field *options;
 			size_t n_options;
 			char *tag_name; /* as written */

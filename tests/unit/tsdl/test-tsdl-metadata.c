@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -536,6 +537,57 @@ static void test_large_metadata_speed(void **state)
 	free(b.s);
 }
 
+static unsigned corpus_ok, corpus_bad;
+
+static int corpus_visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	struct ctf_trace_class *tc = NULL;
+	struct ctf_parse_error err;
+	const char *base = path + ftw->base;
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	(void)st;
+	if (flag != FTW_F || strcmp(base, "metadata"))
+		return 0;
+	ret = ctf_metadata_read(path, &text, &len, &err);
+	if (!ret) {
+		ret = ctf_metadata_parse(text, len, &tc, &err);
+		free(text);
+	}
+	ctf_trace_class_destroy(tc);
+	if (strstr(path, "/bad/")) {
+		/* Only these two are metadata defects; the others are in stream files. */
+		bool meta_bad = strstr(path, "/metadata-syntax/") || strstr(path, "/no-signature/");
+
+		if (meta_bad != (ret != 0))
+			fail_msg("%s: got %d (%s)", path, ret, err.msg);
+		corpus_bad++;
+	} else {
+		if (ret)
+			fail_msg("%s: line %u: %s", path, err.line, err.msg);
+		corpus_ok++;
+	}
+	return 0;
+}
+
+/* Every trace of the shared corpus (LTTng-recorded and generated) parses. */
+static void test_trace_corpus(void **state)
+{
+	const char *root = getenv("STRATA_SOURCE_ROOT");
+	char path[4096];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/traces", root ? root : ".");
+	if (access(path, R_OK)) {
+		printf("# no trace corpus at %s\n", path);
+		skip();
+	}
+	assert_int_equal(nftw(path, corpus_visit, 16, FTW_PHYS), 0);
+	printf("# trace corpus: %u good, %u bad metadata files\n", corpus_ok, corpus_bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_error_lines),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_large_metadata_speed),
+		cmocka_unit_test(test_trace_corpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -829,6 +829,41 @@ static void test_event_stream_defaults(void **state)
 	assert_non_null(strstr(err.msg, "duplicate stream id"));
 }
 
+/*
+ * What babeltrace2 2.0.4 prints for these (checked):
+ * `e: { x = 5, empty = { } }` and `{ tag = ( "A" : ... ), v = { { } }, y = 9 }`.
+ */
+static void test_hidden_compounds(void **state)
+{
+	struct ctf_trace_class *tc = tsdl_parse_ok(
+		TSDL_PROLOGUE
+		"clock { name = c; };\n"
+		"typealias integer { size = 8; map = clock.c.value; } := clk_t;\n"
+		"stream { event.header := struct { uint8_t id; clk_t timestamp; }; };\n"
+		"event { name = \"e\"; id = 0; fields := struct { struct { clk_t a; } s; "
+		"uint8_t x; clk_t arr[2]; struct { } empty; }; };\n"
+		"event { name = \"v\"; id = 1; fields := struct { enum : uint8_t { A = 0, "
+		"B = 1 } tag; variant <tag> { struct { clk_t q; } A; uint8_t B; } v; "
+		"uint8_t y; }; };\n");
+	const struct ctf_type *p = tsdl_event(tc, 0, 0)->payload, *v, *a;
+
+	(void)state;
+	assert_true(tsdl_field(p, "s")->hidden);
+	assert_false(tsdl_field(p, "x")->hidden);
+	assert_true(tsdl_field(p, "arr")->hidden);
+	assert_false(tsdl_field(p, "empty")->hidden);
+	p = tsdl_event(tc, 0, 1)->payload;
+	assert_false(tsdl_field(p, "tag")->hidden);
+	v = tsdl_field(p, "v")->type;
+	assert_false(tsdl_field(p, "v")->hidden);
+	/* Every option of a printed variant stays, even one with nothing visible. */
+	assert_false(tsdl_field(v, "A")->hidden);
+	a = tsdl_field(v, "A")->type;
+	assert_true(tsdl_field(a, "q")->hidden);
+	assert_false(tsdl_field(v, "B")->hidden);
+	ctf_trace_class_destroy(tc);
+}
+
 static void test_block_order(void **state)
 {
 	/* Everything backwards: events, streams, struct defs, then clock and trace. */
@@ -868,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_lexical),
 		cmocka_unit_test(test_env_duplicate_key),
 		cmocka_unit_test(test_event_stream_defaults),
+		cmocka_unit_test(test_hidden_compounds),
 		cmocka_unit_test(test_block_order),
 	};
 
