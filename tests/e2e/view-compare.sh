@@ -29,7 +29,10 @@ strata=$(cd "$(dirname "$strata")" && pwd)/$(basename "$strata")
 
 # A trace marked "+" gets every option set; the others get the short list
 # (enough for their own features, and it keeps `make check` fast).
-# multi: two paths given together (their clocks must be compatible).
+# multi: two paths given together (their clocks must be compatible);
+# correlate: paths whose clocks are only compatible with
+# --clock-force-correlate.
+correlate=()
 case $group in
 lttng-a)
 	list=(+lttng/uid-ctx lttng/pid-two)
@@ -47,6 +50,7 @@ gen-a)
 gen-b)
 	list=(+gen/clock-neg gen/clock-odd gen/noclock)
 	multi=()
+	correlate=(gen/clock-neg gen/clock-odd)
 	;;
 gen-c)
 	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc)
@@ -55,6 +59,7 @@ gen-c)
 gen-d)
 	list=(+gen/compact-wrap gen/merge gen/nohost)
 	multi=(gen/merge/t4 gen/merge/t1)
+	correlate=(gen/types-le gen/compact-wrap gen/multi-sc)
 	;;
 bad) list=() ;;
 *)
@@ -240,6 +245,10 @@ else
 	if [ "${#multi[@]}" -gt 0 ]; then
 		run_pair UTC '' "$traces" "$traces/${multi[0]}" "${multi[1]}"
 		run_pair UTC '-n all -f all' "$traces" "${multi[@]}"
+	fi
+	if [ "${#correlate[@]}" -gt 0 ]; then
+		run_pair UTC '--clock-force-correlate' "$traces" "${correlate[@]}"
+		run_pair UTC '--clock-force-correlate --clock-cycles -f trace' "$traces" "${correlate[@]}"
 	fi
 fi
 
