@@ -324,6 +324,19 @@ int kr_tp(void *ctx)
 	return KR_RET;
 }
 
+/*
+ * An ia32 syscall (a 32-bit process, or int $0x80) carries an ia32 number that
+ * the x86_64 table would misname: it is recorded as syscall_*_unknown, with
+ * its number. x86's TS_COMPAT is set for the syscall's duration.
+ */
+#define KR_TS_COMPAT 0x0002
+static __always_inline bool kr_in_compat_syscall(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return t->thread_info.status & KR_TS_COMPAT;
+}
+
 SEC("tracepoint")
 int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 {
@@ -337,7 +350,7 @@ int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
 		return KR_RET;
-	if (id >= 0 && id < KR_MAX_SC) {
+	if (id >= 0 && id < KR_MAX_SC && !kr_in_compat_syscall()) {
 		key = KR_KEY_SC_ENTRY + id;
 		mask = kr_sc_strmask[id & (KR_MAX_SC - 1)] & KR_SC_STRINGS;
 	} else {
@@ -414,7 +427,8 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
 		return KR_RET;
-	key = (id >= 0 && id < KR_MAX_SC) ? KR_KEY_SC_EXIT + id : KR_KEY_SC_EXIT_UNKNOWN;
+	key = (id >= 0 && id < KR_MAX_SC && !kr_in_compat_syscall()) ? KR_KEY_SC_EXIT + id :
+								       KR_KEY_SC_EXIT_UNKNOWN;
 	want = kr_channels_for(key);
 	if (!want)
 		return KR_RET;

@@ -372,7 +372,9 @@ static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_
 			}
 			matched++;
 		}
-		if (!pattern && !kt_enable_key(ch, KR_KEY_SC_ENTRY_UNKNOWN, on) &&
+		/* Numbers outside the table, and ia32 syscalls: syscall_*_unknown. */
+		if (kt_match(pattern, "syscalls", "unknown") &&
+		    !kt_enable_key(ch, KR_KEY_SC_ENTRY_UNKNOWN, on) &&
 		    !kt_enable_key(ch, KR_KEY_SC_EXIT_UNKNOWN, on))
 			matched++;
 	}
