@@ -53,7 +53,7 @@ gen-b)
 	correlate=(gen/clock-neg gen/clock-odd)
 	;;
 gen-c)
-	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc)
+	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc gen/lttng-quirks)
 	multi=()
 	;;
 gen-d)

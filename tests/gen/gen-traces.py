@@ -636,6 +636,42 @@ def trace_nohost():
 
 
 # ---------------------------------------------------------------------------
+# lttng-quirks: an lttng-ust 2.10 env (babeltrace2 applies its LTTng fix-ups)
+# and a last packet left unclosed by a crash (timestamp_end == 0), after a
+# discarded-events report. (A packet whose last event is later than its
+# timestamp_end makes babeltrace2 2.0.4 fail in its muxer, so it is left out.)
+
+def trace_lttng_quirks():
+    clk = Clock('monotonic', freq=1000000000, offset=1700000000000000000,
+                uuid='aaaaaaaa-0000-4000-8000-000000000007')
+    t = Trace(fresh(os.path.join(GEN, 'lttng-quirks')), 'le',
+              uuid='99999999-aaaa-4bbb-8ccc-dddddddddd01',
+              env={'hostname': 'quirky', 'domain': 'ust', 'tracer_name': 'lttng-ust',
+                   'tracer_major': 2, 'tracer_minor': 10, 'tracer_patchlevel': 0},
+              clocks=[clk], packet_header_type=packet_header())
+    sc = t.stream_class(0, packet_context=lttng_like_packet_context(),
+                        event_header=large_header())
+    ev = t.event_class('q:ev', 0, sc, fields=Struct([('_i', U32)]), loglevel=13)
+    t.write_metadata(packetized=True)
+
+    def pk(s, begin, end, times, seq, disc):
+        s.packet({'timestamp_begin': begin, 'timestamp_end': end, 'packet_seq_num': seq,
+                  'events_discarded': disc, 'cpu_id': s.instance_id},
+                 [Event(ev, x, fields={'_i': x % 1000}) for x in times])
+
+    # CPU 0: the last packet was never closed (crash): timestamp_end = 0.
+    s = t.stream('channel0_0', sc, 0, header_kind='large')
+    pk(s, 1000, 2000, [1100, 1900], 0, 0)
+    pk(s, 3000, 4000, [3100, 3500], 1, 7)
+    pk(s, 5000, 0, [5100, 5500], 2, 7)
+    s.close()
+    s = t.stream('channel0_1', sc, 1, header_kind='large')
+    pk(s, 7000, 8000, [7200, 7500], 0, 0)
+    pk(s, 9000, 10000, [9100], 1, 3)
+    s.close()
+
+
+# ---------------------------------------------------------------------------
 # Malformed traces. Each starts from a small valid trace and breaks one thing.
 
 def small_valid(path, metadata_text=None, **kw):
@@ -707,6 +743,7 @@ def main():
     trace_multi_sc()
     trace_merge()
     trace_nohost()
+    trace_lttng_quirks()
     bad_traces()
 
 
