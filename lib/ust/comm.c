@@ -931,6 +931,17 @@ static void *comm_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A forked child has no registration thread: it must neither wake nor wait
+ * for its parent's (it keeps recording into the buffers it inherited).
+ */
+static void comm_atfork_child(void)
+{
+	comm = NULL;
+	sync_connected = false;
+	sync_initial_done = true;
+}
+
 void ust_comm_init(void)
 {
 	const char *env = getenv("STRATA_UST_REGISTER");
@@ -961,6 +972,7 @@ void ust_comm_init(void)
 		return;
 	}
 	comm = c;
+	pthread_atfork(NULL, NULL, comm_atfork_child);
 	ust_registry_set_listener(on_registry_change, NULL);
 	/* The thread takes no signal meant for the application. */
 	sigfillset(&all);
