@@ -179,6 +179,16 @@ int strata_ctf_pretty_print(struct strata_ctf_pretty *p, const struct strata_ctf
 /* Hands the pending lines to `out` (no fflush). Returns 0 or -errno. */
 int strata_ctf_pretty_flush(struct strata_ctf_pretty *p);
 
+/*
+ * Prints every remaining message of reader through p, decoding on a
+ * helper thread while the calling thread formats (the reader must not be
+ * used elsewhere meanwhile). Returns 0 at the end of the traces, -errno
+ * when writing fails (e.g. -EPIPE), -ENOMEM, or -STRATA_ESTREAM when
+ * decoding fails: strata_ctf_reader_last_error() then says why. The
+ * messages before a failure are printed; call strata_ctf_pretty_flush().
+ */
+int strata_ctf_pretty_run(struct strata_ctf_pretty *p, struct strata_ctf_reader *reader);
+
 #ifdef __cplusplus
 }
 #endif

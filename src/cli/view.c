@@ -454,31 +454,45 @@ static int run_view(int argc, char **argv)
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 
-	for (;;) {
-		struct strata_ctf_msg msg;
-		enum strata_ctf_status st = strata_ctf_reader_next(reader, &msg);
+	ret = 0;
+	if (a.decode_only) {
+		for (;;) {
+			struct strata_ctf_msg msg;
+			enum strata_ctf_status st = strata_ctf_reader_next(reader, &msg);
 
-		if (st == STRATA_CTF_END)
-			break;
-		if (st != STRATA_CTF_OK) {
-			/* The events decoded before the error come out first. */
-			ret = strata_ctf_pretty_flush(pretty);
-			if (ret < 0) {
-				status = output_error(ret);
-				goto out;
+			if (st == STRATA_CTF_END)
+				break;
+			if (st != STRATA_CTF_OK) {
+				ret = -STRATA_ESTREAM;
+				break;
 			}
-			fflush(stdout);
-			cli_error("Malformed trace: %s", strata_ctf_reader_last_error(reader));
-			status = CLI_EXIT_MALFORMED;
-			break;
+			/* Warnings are still shown; events are only decoded. */
+			if (msg.type == STRATA_CTF_MSG_EVENT)
+				continue;
+			ret = strata_ctf_pretty_print(pretty, &msg);
+			if (ret < 0)
+				break;
 		}
-		if (a.decode_only && msg.type == STRATA_CTF_MSG_EVENT)
-			continue;
-		ret = strata_ctf_pretty_print(pretty, &msg);
+	} else {
+		ret = strata_ctf_pretty_run(pretty, reader);
+	}
+	if (ret == -STRATA_ESTREAM) {
+		/* The events decoded before the error come out first. */
+		ret = strata_ctf_pretty_flush(pretty);
 		if (ret < 0) {
 			status = output_error(ret);
 			goto out;
 		}
+		fflush(stdout);
+		cli_error("Malformed trace: %s", strata_ctf_reader_last_error(reader));
+		status = CLI_EXIT_MALFORMED;
+	} else if (ret == -ENOMEM) {
+		cli_error("Failed to print the events: %s", strerror(ENOMEM));
+		status = CLI_EXIT_OUTPUT;
+		goto out;
+	} else if (ret < 0) {
+		status = output_error(ret);
+		goto out;
 	}
 	if (status == CLI_EXIT_OK) {
 		ret = strata_ctf_pretty_flush(pretty);

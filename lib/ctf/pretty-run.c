@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * strata_ctf_pretty_run(): decode on a helper thread while the calling
+ * thread formats, so `strata view` uses both halves of the work at once.
+ *
+ *   helper thread                         calling thread
+ *   reader_next() -> copy into batch[h]   print batch[t] -> stdio
+ *        \__________ ring of RUN_NBATCH batches _________/
+ *
+ * A message borrowed from the reader dies at the next reader_next(), so
+ * the helper copies what the printer reads: the event and the value
+ * subtrees of the four printed scopes. Types, classes, traces and string
+ * bytes (inside the mapped stream files) live as long as the reader and
+ * are shared, not copied. Hand-off is per batch under one mutex.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strata/error.h>
+
+#include "ctf/pretty-internal.h"
+#include "ctf/reader-internal.h"
+#include "common/common.h"
+
+#define RUN_BATCH 2048 /* messages per batch */
+#define RUN_NBATCH 4
+
+/* The scopes sink.text.pretty prints; the others are not copied. */
+static const enum ctf_scope printed_scopes[] = {
+	CTF_SCOPE_PACKET_CONTEXT,
+	CTF_SCOPE_STREAM_EVENT_CONTEXT,
+	CTF_SCOPE_EVENT_CONTEXT,
+	CTF_SCOPE_EVENT_PAYLOAD,
+};
+
+#define NO_SCOPE UINT32_MAX
+
+struct run_msg {
+	struct strata_ctf_msg msg;
+	struct strata_ctf_event ev;
+	/* Offsets in the batch's value array (it may move while filling). */
+	uint32_t scope_off[CTF_SCOPE_COUNT];
+};
+
+struct run_batch {
+	struct run_msg *msgs;
+	size_t n;
+	struct ctf_value *vals;
+	size_t n_vals, cap_vals;
+	bool end; /* the reader reached the end after these messages */
+	int error; /* < 0: the reader (or a copy) failed after these messages */
+};
+
+struct run {
+	struct strata_ctf_reader *reader;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct run_batch batches[RUN_NBATCH];
+	size_t head, tail, filled; /* producer fills head, consumer drains tail */
+	bool stop; /* the consumer gave up: producer, exit */
+};
+
+static int copy_event(struct run_batch *b, struct run_msg *m, const struct strata_ctf_event *ev)
+{
+	m->ev = *ev;
+	for (size_t i = 0; i < CTF_SCOPE_COUNT; i++) {
+		m->ev.scope[i] = NULL;
+		m->scope_off[i] = NO_SCOPE;
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(printed_scopes); k++) {
+		enum ctf_scope sc = printed_scopes[k];
+		const struct ctf_value *root = ev->scope[sc];
+		size_t n;
+
+		if (!root)
+			continue;
+		n = (size_t)root->nsub + 1;
+		if (b->cap_vals - b->n_vals < n) {
+			size_t cap = MAX(b->cap_vals * 2, b->n_vals + n + 4096);
+			struct ctf_value *nv;
+
+			if (cap > UINT32_MAX)
+				return -ENOMEM;
+			nv = realloc(b->vals, cap * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			b->vals = nv;
+			b->cap_vals = cap;
+		}
+		memcpy(b->vals + b->n_vals, root, n * sizeof(*root));
+		m->scope_off[sc] = (uint32_t)b->n_vals;
+		b->n_vals += n;
+	}
+	return 0;
+}
+
+/* Fills one batch; returns false when the producer must stop after it. */
+static bool fill_batch(struct run *r, struct run_batch *b)
+{
+	b->n = 0;
+	b->n_vals = 0;
+	b->end = false;
+	b->error = 0;
+	while (b->n < RUN_BATCH) {
+		struct run_msg *m = &b->msgs[b->n];
+		enum strata_ctf_status st = strata_ctf_reader_next(r->reader, &m->msg);
+		int ret;
+
+		if (st == STRATA_CTF_END) {
+			b->end = true;
+			return false;
+		}
+		if (st != STRATA_CTF_OK) {
+			b->error = -STRATA_ESTREAM;
+			return false;
+		}
+		if (m->msg.type == STRATA_CTF_MSG_EVENT) {
+			ret = copy_event(b, m, m->msg.event);
+			if (ret < 0) {
+				b->error = ret;
+				return false;
+			}
+			m->msg.event = NULL; /* set by the consumer */
+		}
+		b->n++;
+	}
+	return true;
+}
+
+static void *producer(void *arg)
+{
+	struct run *r = arg;
+	bool more = true;
+
+	while (more) {
+		struct run_batch *b;
+
+		pthread_mutex_lock(&r->lock);
+		while (r->filled == RUN_NBATCH && !r->stop)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		b = &r->batches[r->head];
+		pthread_mutex_unlock(&r->lock);
+
+		more = fill_batch(r, b);
+
+		/* Release: the consumer reads b only after seeing filled grow. */
+		pthread_mutex_lock(&r->lock);
+		r->head = (r->head + 1) % RUN_NBATCH;
+		r->filled++;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+	return NULL;
+}
+
+/* Prints one batch; returns 0, 1 at the end of the traces, or < 0. */
+static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct run_msg *m = &b->msgs[i];
+		int ret;
+
+		if (m->msg.type == STRATA_CTF_MSG_EVENT) {
+			for (size_t k = 0; k < ARRAY_SIZE(printed_scopes); k++) {
+				enum ctf_scope sc = printed_scopes[k];
+
+				if (m->scope_off[sc] != NO_SCOPE)
+					m->ev.scope[sc] = b->vals + m->scope_off[sc];
+			}
+			m->msg.event = &m->ev;
+		}
+		ret = strata_ctf_pretty_print(p, &m->msg);
+		if (ret < 0)
+			return ret;
+	}
+	if (b->error)
+		return b->error;
+	return b->end ? 1 : 0;
+}
+
+static void run_release(struct run *r)
+{
+	for (size_t i = 0; i < RUN_NBATCH; i++) {
+		free(r->batches[i].msgs);
+		free(r->batches[i].vals);
+	}
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+}
+
+int strata_ctf_pretty_run(struct strata_ctf_pretty *p, struct strata_ctf_reader *reader)
+{
+	struct run r = { .reader = reader };
+	pthread_t thread;
+	int ret = 0;
+
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	for (size_t i = 0; i < RUN_NBATCH; i++) {
+		r.batches[i].msgs = malloc(RUN_BATCH * sizeof(*r.batches[i].msgs));
+		if (!r.batches[i].msgs) {
+			run_release(&r);
+			return -ENOMEM;
+		}
+	}
+	ret = -pthread_create(&thread, NULL, producer, &r);
+	if (ret < 0) {
+		run_release(&r);
+		return ret;
+	}
+	for (;;) {
+		struct run_batch *b;
+
+		pthread_mutex_lock(&r.lock);
+		while (r.filled == 0)
+			pthread_cond_wait(&r.cond, &r.lock);
+		b = &r.batches[r.tail];
+		pthread_mutex_unlock(&r.lock);
+
+		ret = print_batch(p, b);
+
+		pthread_mutex_lock(&r.lock);
+		r.tail = (r.tail + 1) % RUN_NBATCH;
+		r.filled--;
+		if (ret != 0)
+			r.stop = true;
+		pthread_cond_broadcast(&r.cond);
+		pthread_mutex_unlock(&r.lock);
+		if (ret != 0)
+			break;
+	}
+	pthread_join(thread, NULL);
+	run_release(&r);
+	return ret < 0 ? ret : 0;
+}
