@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "kernel-internal.h"
 #include "recorder-abi.h"
 #include "syscalls.h"
 
@@ -342,4 +343,72 @@ int kt_class_fields_tsdl(const struct kt_class *c, struct kt_strbuf *sb)
 		}
 	}
 	return sb->err;
+}
+
+size_t kt_context_encode(const struct kernel_channel *ch, const struct kr_rec *r,
+			 const uint64_t *ctr, const char *host, uint8_t *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (unsigned int i = 0; i < ch->nctx; i++) {
+		const struct kt_ctx *c = &ch->ctx[i];
+		int32_t v = 0;
+		uint64_t u = 0;
+		size_t n;
+
+		switch (c->type) {
+		case KT_CTX_PROCNAME:
+			if (o + 16 > cap)
+				return o;
+			memcpy(out + o, r->comm, 16);
+			o += 16;
+			continue;
+		case KT_CTX_HOSTNAME:
+			n = host ? strnlen(host, KR_HOST_LEN - 1) : 0;
+			if (o + n + 1 > cap)
+				return o;
+			if (n)
+				memcpy(out + o, host, n);
+			out[o + n] = 0;
+			o += n + 1;
+			continue;
+		case KT_CTX_PERF:
+			if (ctr && c->ctr < KR_MAX_CTR)
+				u = ctr[c->ctr];
+			if (o + 8 > cap)
+				return o;
+			memcpy(out + o, &u, 8);
+			o += 8;
+			continue;
+		case KT_CTX_PID:
+			v = r->pid;
+			break;
+		case KT_CTX_TID:
+			v = r->tid;
+			break;
+		case KT_CTX_PPID:
+			v = r->ppid;
+			break;
+		case KT_CTX_VPID:
+			v = r->vpid;
+			break;
+		case KT_CTX_VTID:
+			v = r->vtid;
+			break;
+		case KT_CTX_VPPID:
+			v = r->vppid;
+			break;
+		case KT_CTX_PRIO:
+			v = r->prio;
+			break;
+		case KT_CTX_NICE:
+			v = r->nice;
+			break;
+		}
+		if (o + 4 > cap)
+			return o;
+		memcpy(out + o, &v, 4);
+		o += 4;
+	}
+	return o;
 }
