@@ -105,6 +105,8 @@ int kt_rec_counter_open(struct kernel_tracer *kt, const char *name, unsigned int
 			char *why, size_t len);
 uint64_t kt_rec_lost(struct kernel_tracer *kt, unsigned int slot, unsigned int cpu);
 uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt);
+/* Runs and run time of the recorder's programs (counted while BPF stats are enabled). */
+void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns);
 void kt_rec_detach_all(struct kernel_tracer *kt);
 
 /* consumer.c: one thread per channel. */

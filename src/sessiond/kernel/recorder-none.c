@@ -77,6 +77,11 @@ uint64_t kt_rec_lost(struct kernel_tracer *kt _unused_, unsigned int slot _unuse
 	return 0;
 }
 
+void kt_rec_run_stats(struct kernel_tracer *kt _unused_, uint64_t *ret_runs, uint64_t *ret_ns)
+{
+	*ret_runs = *ret_ns = 0;
+}
+
 uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt _unused_)
 {
 	return 0;

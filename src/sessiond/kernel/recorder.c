@@ -398,6 +398,25 @@ uint64_t kt_rec_lost(struct kernel_tracer *kt, unsigned int slot, unsigned int c
 	return v;
 }
 
+void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns)
+{
+	struct kr_bpf *skel = kt->skel->skel;
+	struct bpf_program *progs[3] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
+					 skel->progs.kr_sys_exit };
+
+	*ret_runs = *ret_ns = 0;
+	for (int i = 0; i < 3; i++) {
+		struct bpf_prog_info info;
+		uint32_t ilen = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &ilen)) {
+			*ret_runs += info.run_cnt;
+			*ret_ns += info.run_time_ns;
+		}
+	}
+}
+
 uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt)
 {
 	struct kr_bpf *skel = kt->skel->skel;
