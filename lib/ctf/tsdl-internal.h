@@ -27,10 +27,10 @@
 /* Members per struct, options per variant, mappings per enum. */
 #define TSDL_MAX_FIELDS 65536
 #define TSDL_MAX_MAPPINGS 1000000
-#define TSDL_MAX_STREAMS 65536
+#define TSDL_MAX_STREAMS 4096 /* duplicate checks are linear */
 #define TSDL_MAX_EVENTS 1000000
 #define TSDL_MAX_CLOCKS 1024
-#define TSDL_MAX_ENV 65536
+#define TSDL_MAX_ENV 4096
 /* Total type nodes (types are copied per use, so aliases could explode). */
 #define TSDL_MAX_NODES_MIN (1u << 18)
 #define TSDL_MAX_NODES (1u << 22)

@@ -676,7 +676,6 @@ static int parse_event(struct tsdl_parser *p)
 	struct ctf_trace_class *tc = p->tc;
 	unsigned line = tsdl_cur(p)->line;
 	struct event_ctx c = { 0 };
-	const struct ctf_stream_class *sc;
 	size_t si;
 	int ret;
 
@@ -719,14 +718,25 @@ static int parse_event(struct tsdl_parser *p)
 		}
 		c.ec->stream_class_id = tc->streams[0]->id;
 	}
-	sc = ctf_trace_class_stream(tc, c.ec->stream_class_id);
-	if (!sc) {
+	/* Streams are sorted by id by now: binary search for the index. */
+	{
+		size_t lo = 0, hi = tc->n_streams;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (tc->streams[mid]->id < c.ec->stream_class_id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		si = lo;
+	}
+	if (si == tc->n_streams || tc->streams[si]->id != c.ec->stream_class_id) {
 		ret = tsdl_error(p->err, line, "event refers to unknown stream %llu",
 				 (unsigned long long)c.ec->stream_class_id);
 		goto fail;
 	}
-	for (si = 0; tc->streams[si] != sc; si++)
-		;
 	if (!(c.set & (1 << 1)) && p->stream_n_events[si]) {
 		ret = tsdl_error(p->err, line, "missing `id` attribute in event");
 		goto fail;

@@ -466,6 +466,22 @@ static void test_limits(void **state)
 	tsdl_parse_fail(b.s, &err);
 	assert_non_null(strstr(err.msg, "identifier too long"));
 
+	/* Too many env entries or stream classes. */
+	b.len = 0;
+	sb_add(&b, TSDL_PROLOGUE "env {\n");
+	for (int i = 0; i < 5000; i++)
+		sb_add(&b, "k%d = %d;\n", i, i);
+	sb_add(&b, "};\n");
+	tsdl_parse_fail(b.s, &err);
+	assert_non_null(strstr(err.msg, "too many env entries"));
+	b.len = 0;
+	sb_add(&b, TSDL_TYPES "trace { major = 1; minor = 8; byte_order = le; packet.header := "
+			      "struct { uint32_t stream_id; }; };\n");
+	for (int i = 0; i < 5000; i++)
+		sb_add(&b, "stream { id = %d; };\n", i);
+	tsdl_parse_fail(b.s, &err);
+	assert_non_null(strstr(err.msg, "too many streams"));
+
 	/* A huge array length is just a number: nothing is allocated for it. */
 	{
 		struct ctf_trace_class *tc = tsdl_parse_ok(
