@@ -352,7 +352,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++) {
 			struct sd_watch *w = evs[i].data.ptr;
 
-			w->on_event(&d, w, evs[i].events);
+			/* An earlier handler of this batch may have closed it (an app
+			 * dropped while a command ran): its slot is zeroed. A reused
+			 * slot only sees a spurious, harmless EAGAIN. */
+			if (w->fd >= 0 && w->on_event)
+				w->on_event(&d, w, evs[i].events);
 		}
 	}
 	ret = 0;

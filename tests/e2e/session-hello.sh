@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The hello example (libstrata-ust) traced by a real strata-sessiond: every
+# event emitted is in the trace, babeltrace2 reads it without complaint and
+# `strata view` prints exactly what babeltrace2 prints. Apps that register
+# and exit at once while the session records must not disturb the daemon.
+# Usage: session-hello.sh STRATA STRATA-SESSIOND HELLO
+set -u
+STRATA=$1
+export STRATA_SESSIOND_PATH=$2
+HELLO=$3
+. "$(dirname "$0")/session-lib.sh"
+
+if ! command -v babeltrace2 >/dev/null; then
+	echo "babeltrace2 is not installed: skipping"
+	exit 77
+fi
+
+run 0 create hello
+TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+run 0 enable-event -u 'hello:*'
+run 0 add-context -u -t vpid -t vtid -t procname
+run 0 start
+# Short-lived apps: they register and exit while commands are in flight.
+for i in 1 2 3 4 5; do
+	"$HELLO" --no-such-option >/dev/null 2>&1
+done
+"$HELLO" -n 2000 >"$TMP/hello.out" 2>&1 || fail "hello failed: $(cat "$TMP/hello.out")"
+"$HELLO" -n 500 >/dev/null 2>&1 &
+CHILD_PIDS="$CHILD_PIDS $!"
+wait $! || fail "second hello failed"
+run 0 stop
+has "$OUT" "Tracing stopped for session hello" "stop after short-lived apps"
+
+babeltrace2 "$TRACE" >"$TMP/bt.out" 2>"$TMP/bt.err" || fail "babeltrace2 failed"
+[ -s "$TMP/bt.err" ] && fail "babeltrace2 complained: $(head -3 "$TMP/bt.err")"
+n=$(grep -c 'hello:tptest' "$TMP/bt.out")
+[ "$n" = 2500 ] || fail "expected 2500 hello:tptest events, babeltrace2 shows $n"
+line=$(grep -m1 'hello:tptest' "$TMP/bt.out")
+has "$line" 'procname = "hello" }, { intfield = 0, intfield2 = 0x0' "first event"
+has "$line" 'arrfield2 = "test"' "first event"
+
+if "$STRATA" view "$TRACE" >"$TMP/view.out" 2>"$TMP/view.err"; then
+	cmp -s "$TMP/bt.out" "$TMP/view.out" ||
+		fail "strata view differs from babeltrace2: $(diff "$TMP/bt.out" "$TMP/view.out" | head -5)"
+else
+	fail "strata view failed: $(head -3 "$TMP/view.err")"
+fi
+
+run 0 destroy
+finish
