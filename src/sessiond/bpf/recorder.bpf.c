@@ -36,7 +36,7 @@ unsigned int kr_want_host; /* bit c: channel c wants hostname */
 unsigned int kr_nctr; /* counters opened in ctr0..3 */
 unsigned long long kr_wake_bytes[KR_MAX_CHAN];
 unsigned long long kr_enabled[KR_MAX_CHAN][KR_BITMAP_WORDS];
-unsigned char kr_sc_strmask[KR_MAX_SC]; /* bit i: syscall arg i is a user string */
+unsigned char kr_sc_strmask[KR_MAX_SC]; /* KR_SC_* flags of each syscall number */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -337,6 +337,13 @@ static __always_inline bool kr_in_compat_syscall(void)
 	return t->thread_info.status & KR_TS_COMPAT;
 }
 
+/* In the build's table (so it has a name and a class), and not an ia32 call. */
+static __always_inline bool kr_sc_known(long id)
+{
+	return id >= 0 && id < KR_MAX_SC && (kr_sc_strmask[id & (KR_MAX_SC - 1)] & KR_SC_KNOWN) &&
+	       !kr_in_compat_syscall();
+}
+
 SEC("tracepoint")
 int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 {
@@ -350,7 +357,7 @@ int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
 		return KR_RET;
-	if (id >= 0 && id < KR_MAX_SC && !kr_in_compat_syscall()) {
+	if (kr_sc_known(id)) {
 		key = KR_KEY_SC_ENTRY + id;
 		mask = kr_sc_strmask[id & (KR_MAX_SC - 1)] & KR_SC_STRINGS;
 	} else {
@@ -427,8 +434,7 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
 		return KR_RET;
-	key = (id >= 0 && id < KR_MAX_SC && !kr_in_compat_syscall()) ? KR_KEY_SC_EXIT + id :
-								       KR_KEY_SC_EXIT_UNKNOWN;
+	key = kr_sc_known(id) ? KR_KEY_SC_EXIT + id : KR_KEY_SC_EXIT_UNKNOWN;
 	want = kr_channels_for(key);
 	if (!want)
 		return KR_RET;

@@ -108,7 +108,7 @@ int kt_rec_open(struct kernel_tracer *kt, char *why, size_t len)
 	for (unsigned int i = 0; i < kt_nsyscalls; i++)
 		if (kt_syscalls[i].nr >= 0 && kt_syscalls[i].nr < KR_MAX_SC)
 			skel->bss->kr_sc_strmask[kt_syscalls[i].nr] =
-				(unsigned char)(kt_syscall_strmask(&kt_syscalls[i]) |
+				(unsigned char)(KR_SC_KNOWN | kt_syscall_strmask(&kt_syscalls[i]) |
 						(strncmp(kt_syscalls[i].name, "execve", 6) ?
 							 0 :
 							 KR_SC_NORETRY_OK));
