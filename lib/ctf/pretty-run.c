@@ -8,10 +8,11 @@
  *        \__________ ring of RUN_NBATCH batches _________/
  *
  * A message borrowed from the reader dies at the next reader_next(), so
- * the helper copies what the printer reads: the event and the value
- * subtrees of the four printed scopes. Types, classes, traces and string
- * bytes (inside the mapped stream files) live as long as the reader and
- * are shared, not copied. Hand-off is per batch under one mutex.
+ * the helper copies what the printer reads: the event, the value subtrees
+ * of the four printed scopes and the bytes of their strings (which may live
+ * in reader buffers reused by later events). Types, classes and traces
+ * live as long as the reader and are shared. Hand-off is per batch under
+ * one mutex.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -44,11 +45,22 @@ struct run_msg {
 	uint32_t scope_off[CTF_SCOPE_COUNT];
 };
 
+/* Chunks of copied string bytes; pointers into them stay valid. */
+struct run_chunk {
+	struct run_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+#define RUN_CHUNK_SIZE (256 * 1024)
+
 struct run_batch {
 	struct run_msg *msgs;
 	size_t n;
 	struct ctf_value *vals;
 	size_t n_vals, cap_vals;
+	struct run_chunk *chunks; /* first one is being filled */
+	struct run_chunk *spare; /* emptied chunks, reused */
 	bool end; /* the reader reached the end after these messages */
 	int error; /* < 0: the reader (or a copy) failed after these messages */
 };
@@ -61,6 +73,63 @@ struct run {
 	size_t head, tail, filled; /* producer fills head, consumer drains tail */
 	bool stop; /* the consumer gave up: producer, exit */
 };
+
+static const char *copy_bytes(struct run_batch *b, const char *src, size_t len)
+{
+	struct run_chunk *c = b->chunks;
+	char *dst;
+
+	if (!c || c->size - c->used < len) {
+		if (b->spare && b->spare->size >= len) {
+			c = b->spare;
+			b->spare = c->next;
+		} else {
+			size_t size = MAX(len, (size_t)RUN_CHUNK_SIZE);
+
+			c = malloc(sizeof(*c) + size);
+			if (!c)
+				return NULL;
+			c->size = size;
+		}
+		c->used = 0;
+		c->next = b->chunks;
+		b->chunks = c;
+	}
+	dst = c->data + c->used;
+	memcpy(dst, src, len);
+	c->used += len;
+	return dst;
+}
+
+/* Empties the batch, keeping its chunks for reuse. */
+static void batch_reset(struct run_batch *b)
+{
+	while (b->chunks) {
+		struct run_chunk *c = b->chunks;
+
+		b->chunks = c->next;
+		c->next = b->spare;
+		b->spare = c;
+	}
+	b->n = 0;
+	b->n_vals = 0;
+	b->end = false;
+	b->error = 0;
+}
+
+static bool is_text(const struct ctf_type *t)
+{
+	switch (t->kind) {
+	case CTF_TYPE_STRING:
+		return true;
+	case CTF_TYPE_ARRAY:
+		return t->array.is_text;
+	case CTF_TYPE_SEQUENCE:
+		return t->sequence.is_text;
+	default:
+		return false;
+	}
+}
 
 static int copy_event(struct run_batch *b, struct run_msg *m, const struct strata_ctf_event *ev)
 {
@@ -90,6 +159,13 @@ static int copy_event(struct run_batch *b, struct run_msg *m, const struct strat
 			b->cap_vals = cap;
 		}
 		memcpy(b->vals + b->n_vals, root, n * sizeof(*root));
+		for (struct ctf_value *v = b->vals + b->n_vals, *e = v + n; v < e; v++) {
+			if (is_text(v->type) && v->str.len) {
+				v->str.ptr = copy_bytes(b, v->str.ptr, v->str.len);
+				if (!v->str.ptr)
+					return -ENOMEM;
+			}
+		}
 		m->scope_off[sc] = (uint32_t)b->n_vals;
 		b->n_vals += n;
 	}
@@ -99,10 +175,7 @@ static int copy_event(struct run_batch *b, struct run_msg *m, const struct strat
 /* Fills one batch; returns false when the producer must stop after it. */
 static bool fill_batch(struct run *r, struct run_batch *b)
 {
-	b->n = 0;
-	b->n_vals = 0;
-	b->end = false;
-	b->error = 0;
+	batch_reset(b);
 	while (b->n < RUN_BATCH) {
 		struct run_msg *m = &b->msgs[b->n];
 		enum strata_ctf_status st = strata_ctf_reader_next(r->reader, &m->msg);
@@ -187,8 +260,17 @@ static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
 static void run_release(struct run *r)
 {
 	for (size_t i = 0; i < RUN_NBATCH; i++) {
-		free(r->batches[i].msgs);
-		free(r->batches[i].vals);
+		struct run_batch *b = &r->batches[i];
+
+		batch_reset(b);
+		while (b->spare) {
+			struct run_chunk *c = b->spare;
+
+			b->spare = c->next;
+			free(c);
+		}
+		free(b->msgs);
+		free(b->vals);
 	}
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);

@@ -524,8 +524,11 @@ static void print_struct(struct strata_ctf_pretty *p, const struct ctf_value *v,
 	ctf_pbuf_addc(&p->line, '{');
 	for (size_t i = 0; i < t->structure.n_fields; i++) {
 		if (m[i].visible) {
-			/* Separator, name and " = " in one reservation. */
-			char *w = ctf_pbuf_reserve(&p->line, m[i].name_len + 5);
+			/*
+			 * Separator, name, " = " and a decimal integer (the
+			 * bulk of trace fields) in one reservation.
+			 */
+			char *w = ctf_pbuf_reserve(&p->line, m[i].name_len + 5 + 21);
 
 			if (first) {
 				*w++ = ' ';
@@ -542,6 +545,16 @@ static void print_struct(struct strata_ctf_pretty *p, const struct ctf_value *v,
 				w[1] = '=';
 				w[2] = ' ';
 				w += 3;
+			}
+			if (!p->color && c->type->kind == CTF_TYPE_INT &&
+			    c->type->integer.base == 10) {
+				if (c->type->integer.is_signed)
+					w += ctf_fmt_s64(w, c->s);
+				else
+					w += ctf_fmt_u64(w, c->u);
+				p->line.len = (size_t)(w - p->line.data);
+				c += c->nsub + 1;
+				continue;
 			}
 			p->line.len = (size_t)(w - p->line.data);
 			if (names && p->color) {
@@ -563,20 +576,32 @@ static void print_elements(struct strata_ctf_pretty *p, const struct ctf_value *
 
 	ctf_pbuf_addc(&p->line, '[');
 	for (uint64_t i = 0; i < v->count; i++) {
+		/* Separator, "[i] = " and a decimal integer in one reservation. */
+		char *w = ctf_pbuf_reserve(&p->line, 2 + 26 + 21);
+
 		if (i) {
-			ctf_pbuf_lit(&p->line, ", ");
+			w[0] = ',';
+			w[1] = ' ';
+			w += 2;
 		} else {
-			ctf_pbuf_addc(&p->line, ' ');
+			*w++ = ' ';
 		}
 		if (names) {
-			char *w = ctf_pbuf_reserve(&p->line, 26);
-
 			w[0] = '[';
 			w += 1 + ctf_fmt_u64(w + 1, i);
 			memcpy(w, "] = ", 4);
-			p->line.len = (size_t)(w + 4 - p->line.data);
+			w += 4;
 		}
-		print_value(p, c, names);
+		if (!p->color && c->type->kind == CTF_TYPE_INT && c->type->integer.base == 10) {
+			if (c->type->integer.is_signed)
+				w += ctf_fmt_s64(w, c->s);
+			else
+				w += ctf_fmt_u64(w, c->u);
+			p->line.len = (size_t)(w - p->line.data);
+		} else {
+			p->line.len = (size_t)(w - p->line.data);
+			print_value(p, c, names);
+		}
 		c += c->nsub + 1;
 	}
 	ctf_pbuf_lit(&p->line, " ]");
