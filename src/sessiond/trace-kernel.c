@@ -490,6 +490,14 @@ int sdk_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 		/* The consumer thread is idle now: flush what it left. */
 		for (unsigned int st = 0; st < kc->nr_streams; st++)
 			flush_packet(kc, st);
+		if (i < s->kernel.nr_channels) {
+			struct sd_channel *c = s->kernel.channels[i];
+
+			c->discarded = 0;
+			for (unsigned int st = 0; st < kc->nr_streams; st++)
+				c->discarded +=
+					kernel_channel_discarded(kc->kc, st) + kc->streams[st].lost;
+		}
 		if (kc->err && !err) {
 			err = kc->err;
 			snprintf(msg, IPC_MSG_MAX,

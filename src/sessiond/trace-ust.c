@@ -692,6 +692,8 @@ int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 			send_session_cmd(d, a, STRATA_UST_MSG_STOP, s->id);
 	}
 	pthread_mutex_lock(&cons.lock);
+	for (uint32_t j = 0; j < s->ust.nr_channels; j++)
+		s->ust.channels[j]->discarded = 0;
 	for (uint32_t i = 0; i < us->nr_traces; i++) {
 		struct us_trace *t = us->traces[i];
 
@@ -703,6 +705,9 @@ int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 			drain(b, 0);
 			/* Whatever is still open belongs to a dead or stuck writer. */
 			drain(b, RB_READ_FORCE);
+			/* `strata list` shows what every buffer of the channel lost. */
+			for (uint32_t cpu = 0; cpu < b->nr_cpus && j < s->ust.nr_channels; cpu++)
+				s->ust.channels[j]->discarded += rb_consumer_lost(b->cons, cpu);
 			if (b->err && !err) {
 				err = b->err;
 				snprintf(msg, IPC_MSG_MAX,

@@ -87,5 +87,28 @@ dir=$(ls -d "$PTRACE"/ust/pid/fake-app-"$APP_PID"-* 2>/dev/null)
 n=$(count_events "$dir")
 [ "$n" = 10 ] || fail "expected 10 events in the per-PID trace, found $n"
 
+# Tiny buffers in discard mode: every event is either recorded or counted
+# as discarded, exactly.
+for p in $CHILD_PIDS; do
+	kill "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+done
+CHILD_PIDS=""
+run 0 create tiny
+TTRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+run 0 enable-channel -u --subbuf-size 4096 --num-subbuf 2 small
+run 0 enable-event -u -c small 'fake:*'
+run 0 start
+start_app 4 50000
+expect_line 14 registered "app 4 registration"
+expect_line 14 "emitted 50000" "app 4 emission"
+run 0 stop
+run 0 list tiny
+lost=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p')
+n=$(count_events "$TTRACE")
+[ "$((n + lost))" = 50000 ] ||
+	fail "recorded ($n) + discarded ($lost) events should be the 50000 emitted"
+[ "$lost" -gt 0 ] || fail "tiny buffers discarded nothing"
+
 run 0 destroy -a
 finish
