@@ -103,7 +103,9 @@ enum kernel_event_type {
  * Enable events matching a glob pattern (NULL = all of that type). Tracepoint
  * names may be qualified "system:name". Attaches tracepoints not attached yet.
  * "All tracepoints" leaves out syscalls:* and raw_syscalls:*, which the
- * syscall events already cover (name them explicitly to get them).
+ * syscall events already cover (name them explicitly to get them). The
+ * syscall name "unknown" (included by "*") selects syscall_entry/exit_unknown:
+ * numbers missing from the build's table and ia32 syscalls, with their id.
  * Returns the number of events matched (>= 1), or -ENOENT when none did.
  */
 int kernel_channel_enable_event(struct kernel_channel *ch, const char *pattern,
