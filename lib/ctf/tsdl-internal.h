@@ -34,6 +34,8 @@
 /* Total type nodes (types are copied per use, so aliases could explode). */
 #define TSDL_MAX_NODES_MIN (1u << 18)
 #define TSDL_MAX_NODES (1u << 22)
+/* Member-name comparisons while resolving field paths (~0.2 s). */
+#define TSDL_MAX_LOOKUP_WORK ((uint64_t)64 << 20)
 /* Metadata text, joined; a metadata file is never anywhere near this. */
 #define TSDL_MAX_TEXT ((size_t)256 << 20)
 

@@ -310,6 +310,7 @@ struct rctx {
 	enum ctf_scope scope;
 	struct frame stack[TSDL_MAX_TYPE_DEPTH + 2];
 	size_t depth;
+	uint64_t work; /* field-name comparisons left */
 	struct ctf_parse_error *err;
 };
 
@@ -343,7 +344,7 @@ static struct ctf_type *skip_arrays(struct ctf_type *t)
 	return t;
 }
 
-static int find_named(struct ctf_type *t, const char *name, size_t n)
+static int find_named(uint64_t *work, struct ctf_type *t, const char *name, size_t n)
 {
 	struct ctf_field *f;
 	size_t cnt;
@@ -357,9 +358,15 @@ static int find_named(struct ctf_type *t, const char *name, size_t n)
 	} else {
 		return -1;
 	}
-	for (size_t i = 0; i < cnt; i++)
-		if (strlen(f[i].orig_name) == n && !memcmp(f[i].orig_name, name, n))
+	/* Each lookup is linear: *work bounds the total (see TSDL_MAX_LOOKUP_WORK). */
+	for (size_t i = 0; i < cnt; i++) {
+		if (!*work)
+			return -1;
+		--*work;
+		if (f[i].orig_name[0] == name[0] && strlen(f[i].orig_name) == n &&
+		    !memcmp(f[i].orig_name, name, n))
 			return (int)i;
+	}
 	return -1;
 }
 
@@ -370,7 +377,8 @@ static struct ctf_type *child(struct ctf_type *t, uint32_t i)
 }
 
 /* Follows dotted `rest` from compound t, appending indices; target or NULL. */
-static struct ctf_type *descend(struct ctf_type *t, const char *rest, struct path_buf *pb)
+static struct ctf_type *descend(uint64_t *work, struct ctf_type *t, const char *rest,
+				struct path_buf *pb)
 {
 	while (*rest) {
 		const char *dot = strchr(rest, '.');
@@ -378,7 +386,7 @@ static struct ctf_type *descend(struct ctf_type *t, const char *rest, struct pat
 		int i;
 
 		t = skip_arrays(t);
-		i = find_named(t, rest, n);
+		i = find_named(work, t, rest, n);
 		if (i < 0 || pb->len >= ARRAY_SIZE(pb->idx))
 			return NULL;
 		pb->idx[pb->len++] = (uint32_t)i;
@@ -422,7 +430,9 @@ static int resolve_path(struct rctx *c, const char *name, struct ctf_field_path 
 			return tsdl_error(c->err, 0, "'%.128s': scope %s does not exist", name,
 					  scope_names[s]);
 		pb.len = 0;
-		target = descend(c->roots[s], name + pl, &pb);
+		target = descend(&c->work, c->roots[s], name + pl, &pb);
+		if (!target && !c->work)
+			return tsdl_error(c->err, 0, "metadata too complex (field lookups)");
 		if (!target)
 			return tsdl_error(c->err, 0, "cannot find field '%.128s'", name);
 		if (scope == c->scope) {
@@ -451,12 +461,12 @@ static int resolve_path(struct rctx *c, const char *name, struct ctf_field_path 
 
 			if (ft->kind != CTF_TYPE_STRUCT)
 				continue;
-			i = find_named(ft, name, n0);
+			i = find_named(&c->work, ft, name, n0);
 			if (i < 0 || (uint32_t)i >= c->stack[k].index)
 				continue;
 			source_path(c, k, &pb);
 			pb.idx[pb.len++] = (uint32_t)i;
-			target = descend(child(ft, (uint32_t)i), dot ? dot + 1 : "", &pb);
+			target = descend(&c->work, child(ft, (uint32_t)i), dot ? dot + 1 : "", &pb);
 			if (target)
 				found = true;
 		}
@@ -465,12 +475,14 @@ static int resolve_path(struct rctx *c, const char *name, struct ctf_field_path 
 			if (!c->roots[s])
 				continue;
 			pb.len = 0;
-			target = descend(c->roots[s], name, &pb);
+			target = descend(&c->work, c->roots[s], name, &pb);
 			if (target) {
 				found = true;
 				scope = (enum ctf_scope)s;
 			}
 		}
+		if (!found && !c->work)
+			return tsdl_error(c->err, 0, "metadata too complex (field lookups)");
 		if (!found)
 			return tsdl_error(c->err, 0, "cannot find field '%.128s' (in %s)", name,
 					  scope_names[c->scope]);
@@ -756,6 +768,7 @@ static int resolve_paths(struct ctf_trace_class *tc, struct ctf_parse_error *err
 	if (!c)
 		return -ENOMEM;
 	c->err = err;
+	c->work = TSDL_MAX_LOOKUP_WORK;
 	stream_roots(tc, NULL, NULL, c->roots);
 	ret = resolve_root(c, CTF_SCOPE_PACKET_HEADER);
 	for (size_t s = 0; !ret && s < tc->n_streams; s++) {

@@ -412,6 +412,14 @@ static void sb_add(struct sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void test_limits(void **state)
 {
 	struct sbuf b = { 0 };
@@ -482,6 +490,26 @@ static void test_limits(void **state)
 	tsdl_parse_fail(b.s, &err);
 	assert_non_null(strstr(err.msg, "too many streams"));
 
+	/*
+	 * Quadratic field lookups: each sequence names a field at the far end
+	 * of a huge struct. Stopped by the lookup budget, quickly.
+	 */
+	{
+		double t0 = now();
+
+		b.len = 0;
+		sb_add(&b, TSDL_PROLOGUE "event { name = \"q\"; fields := struct {\n");
+		for (int i = 0; i < 30000; i++)
+			sb_add(&b, "uint8_t f%d;\n", i);
+		sb_add(&b, "uint8_t n;\n");
+		for (int i = 0; i < 30000; i++)
+			sb_add(&b, "uint8_t s%d[event.fields.n];\n", i);
+		sb_add(&b, "}; };\n");
+		tsdl_parse_fail(b.s, &err);
+		assert_non_null(strstr(err.msg, "too complex"));
+		assert_true(now() - t0 < 5.0);
+	}
+
 	/* A huge array length is just a number: nothing is allocated for it. */
 	{
 		struct ctf_trace_class *tc = tsdl_parse_ok(
@@ -503,14 +531,6 @@ static void test_limits(void **state)
 		assert_non_null(strstr(err.msg, "0x00"));
 	}
 	free(b.s);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* About 1 MB of LTTng-style events: parsing must stay well under a second. */
