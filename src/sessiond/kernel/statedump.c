@@ -65,27 +65,28 @@ static int kt_read_stat(const char *path, struct kt_sd_process *p)
 		return -EINVAL;
 	p->ppid = ppid;
 	p->cpu = cpu;
+	/* lttng-modules' enums: lttng_thread_type, _execution_mode/_submode, _process_status. */
 	p->type = (flags & KT_PF_KTHREAD) ? 1 : 0; /* LTTNG_KERNEL_THREAD : LTTNG_USER_THREAD */
 	p->mode = 5; /* LTTNG_MODE_UNKNOWN */
-	p->submode = 0; /* LTTNG_NONE */
+	p->submode = 1; /* LTTNG_UNKNOWN */
 	switch (state) {
 	case 'R':
-		p->status = 5;
-		break; /* LTTNG_RUN */
+		p->status = 6; /* LTTNG_RUN */
+		break;
 	case 'S':
 	case 'D':
 	case 'I':
-		p->status = 2;
-		break; /* LTTNG_WAIT */
+		p->status = 5; /* LTTNG_WAIT */
+		break;
 	case 'Z':
-		p->status = 4;
-		break; /* LTTNG_ZOMBIE */
+		p->status = 4; /* LTTNG_ZOMBIE */
+		break;
 	case 'X':
-		p->status = 3;
-		break; /* LTTNG_EXIT */
+		p->status = 7; /* LTTNG_DEAD */
+		break;
 	default:
-		p->status = 0;
-		break; /* LTTNG_UNNAMED */
+		p->status = 0; /* LTTNG_UNNAMED */
+		break;
 	}
 	return 0;
 }

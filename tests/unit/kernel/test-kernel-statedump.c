@@ -57,6 +57,11 @@ static void emit(void *opaque, uint32_t key, const void *payload, size_t len)
 		assert_int_equal(p->ppid, getppid());
 		assert_int_equal(p->vpid, p->pid);
 		assert_int_equal(p->type, 0); /* user thread */
+		/* This thread is running (R: LTTNG_RUN); the helper waits (S: LTTNG_WAIT). */
+		if (p->tid == gettid())
+			assert_int_equal(p->status, 6);
+		if (p->tid == s->helper_tid)
+			assert_int_equal(p->status, 5);
 		if (p->tid == s->pid)
 			assert_string_equal(p->name, s->name);
 		if (p->tid == s->helper_tid) {
