@@ -57,7 +57,7 @@ struct kr_pending {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH); /* a thread killed mid-syscall never exits it */
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, struct kr_pending);
