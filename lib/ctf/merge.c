@@ -10,16 +10,15 @@
 #include "common/common.h"
 
 /* babeltrace2's message_type_weight(): heavier goes first. */
-static int type_weight(enum strata_ctf_msg_type t)
+static int type_weight(uint8_t kind)
 {
-	switch (t) {
-	case STRATA_CTF_MSG_EVENT:
-		return 5;
-	case STRATA_CTF_MSG_DISCARDED_EVENTS:
-		return 4;
-	default:
-		return 1;
-	}
+	static const int w[] = {
+		[CTF_K_STREAM_BEGIN] = 7, [CTF_K_PACKET_BEGIN] = 6, [CTF_K_EVENT] = 5,
+		[CTF_K_DISC_EVENTS] = 4,  [CTF_K_PACKET_END] = 3,   [CTF_K_DISC_PACKETS] = 1,
+		[CTF_K_STREAM_END] = 0,
+	};
+
+	return w[kind];
 }
 
 /* NULL sorts first, as in compare_events()/compare_streams(). */
@@ -63,13 +62,11 @@ static int cmp_events(const struct strata_ctf_event *a, const struct strata_ctf_
  * compares raw clock values, then counts (an unknown count goes last).
  * It truncates the differences to int; that is kept.
  */
-static int cmp_discarded(const struct ctf_stream *a, const struct ctf_stream *b)
+static int cmp_discarded(const struct ctf_slot *a, const struct ctf_slot *b)
 {
-	const struct ctf_pending *pa = a->head_pending, *pb = b->head_pending;
+	const struct ctf_pending *pa = &a->pend, *pb = &b->pend;
 	int r;
 
-	if (!pa || !pb)
-		return 0;
 	if (pa->d.has_range && pb->d.has_range) {
 		r = (int)(pa->begin_raw - pb->begin_raw);
 		if (r)
@@ -88,10 +85,11 @@ static int cmp_discarded(const struct ctf_stream *a, const struct ctf_stream *b)
 int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 {
 	const struct ctf_trace_class *ta = a->rt->t.tc, *tb = b->rt->t.tc;
+	const struct ctf_slot *ha = ctf_stream_chead(a), *hb = ctf_stream_chead(b);
 	int r;
 
-	if (a->key_ns != b->key_ns)
-		return a->key_ns < b->key_ns ? -1 : 1;
+	if (ha->key_ns != hb->key_ns)
+		return ha->key_ns < hb->key_ns ? -1 : 1;
 	/* Trace UUID: traces with one first. */
 	if (ta->has_uuid != tb->has_uuid)
 		return ta->has_uuid ? -1 : 1;
@@ -109,20 +107,19 @@ int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 	r = cmp_u64(a->stream_id, b->stream_id);
 	if (r)
 		return r;
-	if (a->msg.type != b->msg.type)
-		return type_weight(b->msg.type) - type_weight(a->msg.type);
-	if (a->msg.type == STRATA_CTF_MSG_EVENT) {
-		r = cmp_events(a->msg.event, b->msg.event);
+	if (ha->kind != hb->kind)
+		return type_weight(hb->kind) - type_weight(ha->kind);
+	if (ha->kind == CTF_K_EVENT) {
+		r = cmp_events(&ha->ev, &hb->ev);
 		if (r)
 			return r;
-		r = strcmp(a->path, b->path);
-		if (r)
-			return r;
-	} else {
-		r = strcmp(a->path, b->path);
-		if (r)
-			return r;
-		r = cmp_discarded(a, b);
+	}
+	/* compare_streams(): the stream names, i.e. first file paths. */
+	r = strcmp(a->path, b->path);
+	if (r)
+		return r;
+	if (ha->kind == CTF_K_DISC_EVENTS || ha->kind == CTF_K_DISC_PACKETS) {
+		r = cmp_discarded(ha, hb);
 		if (r)
 			return r;
 	}

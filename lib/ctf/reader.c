@@ -22,9 +22,18 @@ struct strata_ctf_reader {
 	struct ctf_stream **streams;
 	size_t n_streams;
 	struct ctf_merge merge;
-	struct ctf_stream *last; /* its head message was returned last */
 	int64_t last_ns;
 	bool started, failed;
+	/* babeltrace2's batching (struct ctf_ec_pool): messages taken so far,
+	 * the events of the current muxer batch, streams to refill. */
+	uint64_t step, released_step;
+	struct {
+		struct ctf_ec_pool *pool;
+		uint32_t obj;
+	} batch[CTF_BT_BATCH];
+	unsigned n_batch;
+	struct ctf_stream **refill;
+	size_t n_refill;
 	char err[1024];
 };
 
@@ -32,6 +41,12 @@ static void trace_destroy(struct ctf_reader_trace *rt)
 {
 	if (!rt)
 		return;
+	for (size_t i = 0; rt->pools && i < rt->t.tc->n_streams; i++) {
+		for (size_t j = 0; rt->pools[i] && j < rt->t.tc->streams[i]->n_events; j++)
+			ctf_ec_pool_release(&rt->pools[i][j]);
+		free(rt->pools[i]);
+	}
+	free(rt->pools);
 	ctf_trace_dec_destroy(rt->td);
 	ctf_trace_class_destroy(rt->t.tc);
 	free(rt->t.path);
@@ -48,6 +63,7 @@ void strata_ctf_reader_destroy(struct strata_ctf_reader *r)
 		free(r->streams[i]);
 	}
 	free(r->streams);
+	free(r->refill);
 	for (size_t i = 0; i < r->n_traces; i++)
 		trace_destroy(r->traces[i]);
 	free(r->traces);
@@ -185,6 +201,20 @@ static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, s
 			goto out;
 		}
 	}
+	rt->pools = calloc(rt->t.tc->n_streams ? rt->t.tc->n_streams : 1, sizeof(*rt->pools));
+	if (!rt->pools) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < rt->t.tc->n_streams; i++) {
+		size_t ne = rt->t.tc->streams[i]->n_events;
+
+		rt->pools[i] = calloc(ne ? ne : 1, sizeof(*rt->pools[i]));
+		if (!rt->pools[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	ret = ctf_trace_open_streams(rt, dirs, n_dirs, &r->streams, &r->n_streams, r->err,
 				     sizeof(r->err));
 out:
@@ -263,42 +293,105 @@ err:
 	return ret;
 }
 
+/* babeltrace2's sink frees a muxer batch of messages after printing it. */
+static int release_batch(struct strata_ctf_reader *r)
+{
+	for (unsigned i = 0; i < r->n_batch; i++) {
+		int ret = ctf_ec_pool_recycle(r->batch[i].pool, r->batch[i].obj);
+
+		if (ret < 0)
+			return ret;
+	}
+	r->n_batch = 0;
+	return 0;
+}
+
+/*
+ * One step of babeltrace2's muxer: refill the upstream queues that are
+ * empty, then take the first head message. Returns 1 with *ret_slot, 0 at
+ * the end, or an error.
+ */
+static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot)
+{
+	struct ctf_stream *top;
+	struct ctf_slot *slot;
+	int ret;
+
+	if (r->step && r->step % CTF_BT_BATCH == 0 && r->released_step != r->step) {
+		r->released_step = r->step;
+		ret = release_batch(r);
+		if (ret < 0)
+			return ret;
+	}
+	while (r->n_refill) {
+		struct ctf_stream *s = r->refill[--r->n_refill];
+
+		ret = ctf_stream_refill(s, r->last_ns);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			ret = ctf_merge_push(&r->merge, s);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	top = ctf_merge_top(&r->merge);
+	if (!top)
+		return 0;
+	slot = ctf_stream_head(top);
+	top->q_head++;
+	top->q_len--;
+	r->step++;
+	if (slot->kind == CTF_K_EVENT && slot->pool) {
+		r->batch[r->n_batch].pool = slot->pool;
+		r->batch[r->n_batch].obj = slot->obj;
+		r->n_batch++;
+	}
+	if (top->q_len == 0) {
+		ctf_merge_pop(&r->merge);
+		r->refill[r->n_refill++] = top;
+	} else {
+		ctf_merge_top_changed(&r->merge);
+	}
+	r->last_ns = slot->key_ns;
+	*ret_slot = slot;
+	return 1;
+}
+
 enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 					      struct strata_ctf_msg *msg)
 {
-	struct ctf_stream *top;
+	struct ctf_slot *slot;
 	int ret;
 
 	if (r->failed)
 		return STRATA_CTF_ERROR;
 	if (!r->started) {
 		r->started = true;
-		for (size_t i = 0; i < r->n_streams; i++) {
-			ret = ctf_stream_next(r->streams[i], r->last_ns);
-			if (ret == 1)
-				ret = ctf_merge_push(&r->merge, r->streams[i]);
+		r->refill = calloc(r->n_streams ? r->n_streams : 1, sizeof(*r->refill));
+		if (!r->refill) {
+			snprintf(r->err, sizeof(r->err), "Out of memory");
+			goto fail;
+		}
+		/* babeltrace2 validates its upstream iterators in port order. */
+		for (size_t i = r->n_streams; i-- > 0;)
+			r->refill[r->n_refill++] = r->streams[i];
+	}
+	for (;;) {
+		ret = mux_step(r, &slot);
+		if (ret == 0)
+			return STRATA_CTF_END;
+		if (ret < 0) {
 			if (ret == -ENOMEM)
 				snprintf(r->err, sizeof(r->err), "Out of memory");
-			if (ret < 0)
-				goto fail;
-		}
-	} else if (r->last) {
-		ret = ctf_stream_next(r->last, r->last_ns);
-		if (ret < 0)
 			goto fail;
-		if (ret == 0)
-			ctf_merge_pop(&r->merge);
-		else
-			ctf_merge_top_changed(&r->merge);
-		r->last = NULL;
+		}
+		if (slot->kind == CTF_K_EVENT || slot->kind == CTF_K_DISC_EVENTS ||
+		    slot->kind == CTF_K_DISC_PACKETS) {
+			*msg = slot->msg;
+			return STRATA_CTF_OK;
+		}
 	}
-	top = ctf_merge_top(&r->merge);
-	if (!top)
-		return STRATA_CTF_END;
-	*msg = top->msg;
-	r->last = top;
-	r->last_ns = top->key_ns;
-	return STRATA_CTF_OK;
 fail:
 	r->failed = true;
 	return STRATA_CTF_ERROR;

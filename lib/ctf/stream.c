@@ -132,9 +132,10 @@ static int packet_begin(struct ctf_stream *s)
 		avail = UINT64_MAX >> 4;
 	d.base = f->map + s->pkt_off;
 	d.end = avail * 8;
-	d.out = &s->pkt_vals;
+	s->pkt_vals = &s->pkt_ring[s->pkt_n++ % CTF_PKT_RING];
+	d.out = s->pkt_vals;
 	d.clock = &s->clock;
-	s->pkt_vals.n = 0;
+	s->pkt_vals->n = 0;
 	s->has_ph = s->has_pc = false;
 
 	if (td->packet_header) {
@@ -204,6 +205,7 @@ static int packet_begin(struct ctf_stream *s)
 	s->content_end = csize;
 	s->packet_bits = psize;
 	s->in_packet = true;
+	s->pb_done = false;
 	return 0;
 }
 
@@ -222,7 +224,147 @@ static void packet_end(struct ctf_stream *s)
 	s->in_packet = false;
 }
 
-static int event_decode(struct ctf_stream *s, int64_t last_ns)
+/* Room for need elements of size elem in *arr (capacity *cap). */
+static void *grow_arr(void *arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t ncap;
+
+	if (need <= *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	arr = realloc(arr, (size_t)ncap * elem);
+	if (arr)
+		*cap = ncap;
+	return arr;
+}
+
+static bool is_text(const struct ctf_type *t)
+{
+	return t &&
+	       (t->kind == CTF_TYPE_STRING || (t->kind == CTF_TYPE_ARRAY && t->array.is_text) ||
+		(t->kind == CTF_TYPE_SEQUENCE && t->sequence.is_text));
+}
+
+/* Top-level text members of the scopes an event object carries. */
+static int pool_init(struct ctf_ec_pool *pool, const struct ctf_stream_class *sc,
+		     const struct ctf_event_class *ec)
+{
+	const struct ctf_type *roots[3] = { sc->event_context, ec->context, ec->payload };
+	static const uint8_t scopes[3] = { CTF_SCOPE_STREAM_EVENT_CONTEXT, CTF_SCOPE_EVENT_CONTEXT,
+					   CTF_SCOPE_EVENT_PAYLOAD };
+	uint32_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		for (int i = 0; i < 3; i++) {
+			const struct ctf_type *t = roots[i];
+
+			for (size_t m = 0;
+			     t && t->kind == CTF_TYPE_STRUCT && m < t->structure.n_fields; m++) {
+				if (!is_text(t->structure.fields[m].type))
+					continue;
+				if (pass == 1) {
+					pool->slot_scope[n] = scopes[i];
+					pool->slot_member[n] = (uint32_t)m;
+				}
+				n++;
+			}
+		}
+		if (pass == 0) {
+			pool->slot_scope = calloc(n ? n : 1, sizeof(*pool->slot_scope));
+			pool->slot_member = calloc(n ? n : 1, sizeof(*pool->slot_member));
+			if (!pool->slot_scope || !pool->slot_member)
+				return -ENOMEM;
+		}
+	}
+	pool->n_slots = n;
+	pool->init = true;
+	return 0;
+}
+
+void ctf_ec_pool_release(struct ctf_ec_pool *pool)
+{
+	free(pool->slot_scope);
+	free(pool->slot_member);
+	free(pool->objs);
+	free(pool->free);
+	memset(pool, 0, sizeof(*pool));
+}
+
+/*
+ * Give the event the recycled object babeltrace2 would, and show an empty
+ * text field as that object's stale text (see struct ctf_ec_pool).
+ */
+static int recycle_object(struct ctf_stream *s, const struct ctf_ec_dec *ecd, struct ctf_slot *slot)
+{
+	const struct ctf_sc_dec *scd = s->scd;
+	struct ctf_ec_pool *pool;
+	struct ctf_stale *st;
+	uint32_t obj;
+	int r;
+
+	slot->pool = NULL;
+	if (!s->rt->pools)
+		return 0;
+	pool = &s->rt->pools[scd - s->rt->td->scs][ecd - scd->ecs];
+	if (!pool->init) {
+		r = pool_init(pool, scd->sc, ecd->ec);
+		if (r < 0)
+			return r;
+	}
+	if (pool->n_free) {
+		obj = pool->free[--pool->n_free];
+	} else {
+		struct ctf_stale *objs =
+			grow_arr(pool->objs, &pool->cap_objs, pool->n_objs + 1,
+				 sizeof(*pool->objs) * (pool->n_slots ? pool->n_slots : 1));
+
+		if (!objs)
+			return -ENOMEM;
+		pool->objs = objs;
+		obj = pool->n_objs++;
+		memset(&pool->objs[(size_t)obj * pool->n_slots], 0,
+		       sizeof(*pool->objs) * pool->n_slots);
+	}
+	slot->pool = pool;
+	slot->obj = obj;
+	st = &pool->objs[(size_t)obj * pool->n_slots];
+	for (uint32_t i = 0; i < pool->n_slots; i++) {
+		struct ctf_value *root = (struct ctf_value *)slot->ev.scope[pool->slot_scope[i]];
+		struct ctf_value *v;
+
+		if (!root)
+			continue;
+		v = root + 1;
+		for (uint32_t k = 0; k < pool->slot_member[i]; k++)
+			v += v->nsub + 1;
+		if (v->str.len) {
+			st[i].ptr = v->str.ptr;
+			st[i].len = v->str.len;
+			st[i].set = true;
+		} else if (st[i].set) {
+			v->str.ptr = st[i].ptr;
+			v->str.len = st[i].len;
+		}
+	}
+	return 0;
+}
+
+/* The reader pushes an object back when babeltrace2 would free the event. */
+int ctf_ec_pool_recycle(struct ctf_ec_pool *pool, uint32_t obj)
+{
+	uint32_t *f = grow_arr(pool->free, &pool->cap_free, pool->n_free + 1, sizeof(*pool->free));
+
+	if (!f)
+		return -ENOMEM;
+	pool->free = f;
+	pool->free[pool->n_free++] = obj;
+	return 0;
+}
+
+static int event_decode(struct ctf_stream *s, struct ctf_slot *slot, int64_t last_ns)
 {
 	const struct ctf_sc_dec *scd = s->scd;
 	const struct ctf_ec_dec *ecd;
@@ -231,20 +373,21 @@ static int event_decode(struct ctf_stream *s, int64_t last_ns)
 	uint32_t idx[CTF_SCOPE_COUNT];
 	bool present[CTF_SCOPE_COUNT] = { false };
 	uint64_t id, cycles, start = s->pos;
+	struct strata_ctf_event *ev;
 	int r;
 
 	d.base = f->map + s->pkt_off;
 	d.pos = s->pos;
 	d.end = s->content_end;
-	d.out = &s->ev_vals;
+	d.out = &slot->ev_vals;
 	d.clock = &s->clock;
-	s->ev_vals.n = 0;
+	slot->ev_vals.n = 0;
 	if (s->has_ph)
 		d.root[CTF_SCOPE_PACKET_HEADER] =
-			(struct ctf_scope_root){ &s->pkt_vals, s->ph_idx, true };
+			(struct ctf_scope_root){ s->pkt_vals, s->ph_idx, true };
 	if (s->has_pc)
 		d.root[CTF_SCOPE_PACKET_CONTEXT] =
-			(struct ctf_scope_root){ &s->pkt_vals, s->pc_idx, true };
+			(struct ctf_scope_root){ s->pkt_vals, s->pc_idx, true };
 
 	if (scd->event_header) {
 		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_HEADER, scd->event_header,
@@ -292,71 +435,144 @@ static int event_decode(struct ctf_stream *s, int64_t last_ns)
 				  "event of size zero cannot advance in the packet");
 	s->pos = d.pos;
 
-	s->ev.trace = &s->rt->t;
-	s->ev.sc = scd->sc;
-	s->ev.ec = ecd->ec;
-	s->ev.scope[CTF_SCOPE_PACKET_HEADER] = s->has_ph ? &s->pkt_vals.v[s->ph_idx] : NULL;
-	s->ev.scope[CTF_SCOPE_PACKET_CONTEXT] = s->has_pc ? &s->pkt_vals.v[s->pc_idx] : NULL;
+	ev = &slot->ev;
+	ev->trace = &s->rt->t;
+	ev->sc = scd->sc;
+	ev->ec = ecd->ec;
+	ev->scope[CTF_SCOPE_PACKET_HEADER] = s->has_ph ? &s->pkt_vals->v[s->ph_idx] : NULL;
+	ev->scope[CTF_SCOPE_PACKET_CONTEXT] = s->has_pc ? &s->pkt_vals->v[s->pc_idx] : NULL;
 	for (int sc = CTF_SCOPE_EVENT_HEADER; sc < CTF_SCOPE_COUNT; sc++)
-		s->ev.scope[sc] = present[sc] ? &s->ev_vals.v[idx[sc]] : NULL;
-	s->ev.has_clock = scd->sc->default_clock >= 0;
-	if (s->ev.has_clock) {
-		s->ev.cycles = cycles;
-		if (!ctf_clock_to_ns(s->rt->td, scd->sc->default_clock, cycles, &s->ev.ns))
+		ev->scope[sc] = present[sc] ? &slot->ev_vals.v[idx[sc]] : NULL;
+	ev->has_clock = scd->sc->default_clock >= 0;
+	if (ev->has_clock) {
+		ev->cycles = cycles;
+		if (!ctf_clock_to_ns(s->rt->td, scd->sc->default_clock, cycles, &ev->ns))
 			return stream_err(s, -STRATA_ECLOCK, s->pkt_off + start / 8,
 					  "clock value %" PRIu64
 					  " cannot be converted to nanoseconds from origin",
 					  cycles);
-		s->key_ns = s->ev.ns;
+		slot->key_ns = ev->ns;
 	} else {
-		s->ev.cycles = 0;
-		s->ev.ns = 0;
-		s->key_ns = last_ns;
+		ev->cycles = 0;
+		ev->ns = 0;
+		slot->key_ns = last_ns;
 	}
-	s->msg.type = STRATA_CTF_MSG_EVENT;
-	s->msg.event = &s->ev;
-	s->head_pending = NULL;
+	slot->kind = CTF_K_EVENT;
+	slot->msg.type = STRATA_CTF_MSG_EVENT;
+	slot->msg.event = ev;
+	r = recycle_object(s, ecd, slot);
+	if (r < 0)
+		return stream_err(s, r, s->pkt_off + start / 8, "out of memory");
 	return 1;
 }
 
-int ctf_stream_next(struct ctf_stream *s, int64_t last_ns)
+static void set_simple(struct ctf_slot *slot, enum ctf_kind kind, int64_t key)
+{
+	slot->kind = (uint8_t)kind;
+	slot->key_ns = key;
+	slot->pool = NULL;
+}
+
+/* A packet time as a merge key, or last_ns when the class has none. */
+static int64_t packet_key(struct ctf_stream *s, bool has, uint64_t raw, int64_t last_ns)
+{
+	int64_t ns;
+
+	if (has && s->scd->sc->default_clock >= 0 &&
+	    ctf_clock_to_ns(s->rt->td, s->scd->sc->default_clock, raw, &ns))
+		return ns;
+	return last_ns;
+}
+
+int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot, int64_t last_ns)
 {
 	int r;
 
-	while (!s->ended) {
-		if (s->in_packet && s->next_pending < s->n_pending) {
-			const struct ctf_pending *p = &s->pending[s->next_pending++];
-
-			memset(&s->msg, 0, sizeof(s->msg));
-			s->msg.type = p->type;
-			s->msg.discarded = p->d;
-			/* babeltrace2's muxer orders these by their beginning time. */
-			s->key_ns = p->d.has_range ? p->d.begin_ns : last_ns;
-			s->head_pending = p;
+	for (;;) {
+		if (!s->sb_done) {
+			s->sb_done = true;
+			set_simple(slot, CTF_K_STREAM_BEGIN, last_ns);
 			return 1;
 		}
-		if (!s->in_packet) {
-			if (s->cur_file >= s->n_files) {
+		if (s->in_packet) {
+			if (s->next_pending < s->n_pending) {
+				const struct ctf_pending *p = &s->pending[s->next_pending++];
+
+				set_simple(
+					slot,
+					p->type == STRATA_CTF_MSG_DISCARDED_EVENTS ?
+						CTF_K_DISC_EVENTS :
+						CTF_K_DISC_PACKETS,
+					/* babeltrace2's muxer orders these by their beginning. */
+					p->d.has_range ? p->d.begin_ns : last_ns);
+				slot->pend = *p;
+				memset(&slot->msg, 0, sizeof(slot->msg));
+				slot->msg.type = p->type;
+				slot->msg.discarded = p->d;
+				return 1;
+			}
+			if (!s->pb_done) {
+				s->pb_done = true;
+				set_simple(slot, CTF_K_PACKET_BEGIN,
+					   packet_key(s, s->snap.has_ts_begin, s->snap.ts_begin,
+						      last_ns));
+				return 1;
+			}
+			if (s->pos >= s->content_end) {
+				packet_end(s);
+				set_simple(
+					slot, CTF_K_PACKET_END,
+					packet_key(s, s->snap.has_ts_end, s->snap.ts_end, last_ns));
+				return 1;
+			}
+			return event_decode(s, slot, last_ns);
+		}
+		if (s->ended)
+			return 0;
+		if (s->cur_file >= s->n_files) {
+			if (s->se_done) {
 				s->ended = true;
-				break;
+				return 0;
 			}
-			if (s->pkt_off >= s->files[s->cur_file].size) {
-				s->cur_file++;
-				s->pkt_off = 0;
-				continue;
-			}
-			r = packet_begin(s);
-			if (r < 0)
-				return r;
+			s->se_done = true;
+			set_simple(slot, CTF_K_STREAM_END, last_ns);
+			return 1;
+		}
+		if (s->pkt_off >= s->files[s->cur_file].size) {
+			s->cur_file++;
+			s->pkt_off = 0;
 			continue;
 		}
-		if (s->pos >= s->content_end) {
-			packet_end(s);
-			continue;
-		}
-		return event_decode(s, last_ns);
+		r = packet_begin(s);
+		if (r < 0)
+			return r;
 	}
-	return 0;
+}
+
+int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
+{
+	unsigned n = 0;
+	int r;
+
+	if (s->q_err)
+		return s->q_err;
+	s->q_head = 0;
+	s->q_len = 0;
+	while (n < CTF_BT_BATCH) {
+		r = ctf_stream_produce(s, &s->q[n], last_ns);
+		if (r < 0) {
+			/* babeltrace2 delivers what it produced before failing. */
+			if (n == 0)
+				return r;
+			s->q_err = r;
+			break;
+		}
+		if (r == 0)
+			break;
+		n++;
+	}
+	s->q_len = n;
+	return (int)n;
 }
 
 int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, const uint8_t *map,
@@ -372,15 +588,15 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, c
 		memset(props, 0, sizeof(*props));
 		props->sc_id = s.scd->sc->id;
 		props->has_instance_id = false;
-		for (uint32_t i = 0; s.has_ph && i < s.pkt_vals.n; i++) {
-			const struct ctf_type *t = s.pkt_vals.v[i].type;
+		for (uint32_t i = 0; s.has_ph && i < s.pkt_vals->n; i++) {
+			const struct ctf_type *t = s.pkt_vals->v[i].type;
 
 			if (t->kind == CTF_TYPE_ENUM)
 				t = t->enumeration.container;
 			if (t->kind == CTF_TYPE_INT &&
 			    t->integer.meaning == CTF_MEANING_STREAM_INSTANCE_ID) {
 				props->has_instance_id = true;
-				props->instance_id = s.pkt_vals.v[i].u;
+				props->instance_id = s.pkt_vals->v[i].u;
 			}
 		}
 		props->has_begin = s.snap.has_ts_begin && s.scd->sc->default_clock >= 0;
@@ -390,7 +606,7 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, c
 			r = stream_err(&s, -STRATA_ECLOCK, 0,
 				       "packet beginning time cannot be converted to nanoseconds");
 	}
-	ctf_values_release(&s.pkt_vals);
+	ctf_values_release(&s.pkt_ring[0]);
 	return r;
 }
 
@@ -402,7 +618,9 @@ void ctf_stream_release(struct ctf_stream *s)
 		free(s->files[i].path);
 	}
 	free(s->files);
-	ctf_values_release(&s->pkt_vals);
-	ctf_values_release(&s->ev_vals);
+	for (int i = 0; i < CTF_PKT_RING; i++)
+		ctf_values_release(&s->pkt_ring[i]);
+	for (int i = 0; i < CTF_BT_BATCH; i++)
+		ctf_values_release(&s->q[i].ev_vals);
 	memset(s, 0, sizeof(*s));
 }

@@ -24,11 +24,55 @@ struct ctf_stream_file {
 	int64_t begin_ns; /* first packet's timestamp_begin */
 };
 
+/*
+ * babeltrace2 2.0.4 recycles event objects per event class, and a string
+ * (or text array/sequence) field decoded empty keeps the text of the
+ * recycled object's previous use: its output shows that stale text. To
+ * print the same, the reader models the objects: which one each event gets
+ * follows babeltrace2's message batching (15 messages per upstream refill
+ * and per muxer call) and its LIFO pools. Only top-level members of the
+ * stream event context, event context and payload are modeled.
+ */
+struct ctf_stale {
+	const char *ptr;
+	uint32_t len;
+	bool set;
+};
+
+struct ctf_ec_pool {
+	bool init;
+	uint32_t n_slots;
+	uint8_t *slot_scope;
+	uint32_t *slot_member;
+	struct ctf_stale *objs; /* n_objs * n_slots */
+	uint32_t n_objs, cap_objs;
+	uint32_t *free; /* LIFO of recycled objects */
+	uint32_t n_free, cap_free;
+};
+
 /* A trace as the reader holds it. */
 struct ctf_reader_trace {
 	struct ctf_trace t; /* what events point to */
 	struct ctf_trace_dec *td;
+	struct ctf_ec_pool **pools; /* [stream class index][event class index] */
 };
+
+/* babeltrace2's message kinds, invisible ones included: they take part in
+ * the muxer's ordering and batching. */
+enum ctf_kind {
+	CTF_K_STREAM_BEGIN,
+	CTF_K_PACKET_BEGIN,
+	CTF_K_EVENT,
+	CTF_K_DISC_EVENTS,
+	CTF_K_PACKET_END,
+	CTF_K_DISC_PACKETS,
+	CTF_K_STREAM_END,
+};
+
+/* Messages per upstream refill and per muxer call in babeltrace2 2.0.4. */
+#define CTF_BT_BATCH 15
+/* Packets whose values may still be referenced by queued events. */
+#define CTF_PKT_RING 32
 
 /* Packet-context values babeltrace2 calls "snapshots" (absent unless has_*). */
 struct ctf_snapshots {
@@ -41,6 +85,18 @@ struct ctf_pending {
 	enum strata_ctf_msg_type type;
 	struct strata_ctf_discarded d;
 	uint64_t begin_raw, end_raw; /* clock values, for tie-breaking */
+};
+
+/* One queued message of a stream. */
+struct ctf_slot {
+	uint8_t kind; /* enum ctf_kind */
+	int64_t key_ns;
+	struct strata_ctf_msg msg; /* visible kinds */
+	struct strata_ctf_event ev;
+	struct ctf_pending pend;
+	struct ctf_values ev_vals;
+	struct ctf_ec_pool *pool; /* events: the recycled object they hold */
+	uint32_t obj;
 };
 
 /* Properties of a stream file's first packet (discovery). */
@@ -72,19 +128,21 @@ struct ctf_stream {
 	uint64_t clock; /* current clock value (ctf.md §1.9) */
 	struct ctf_snapshots snap, prev;
 
-	/* Decoded values: packet header+context, then the current event. */
-	struct ctf_values pkt_vals, ev_vals;
+	/* Packet header+context values, in a ring (queued events point there). */
+	struct ctf_values pkt_ring[CTF_PKT_RING];
+	struct ctf_values *pkt_vals;
+	unsigned pkt_n;
 	uint32_t ph_idx, pc_idx;
 	bool has_ph, has_pc;
 
 	struct ctf_pending pending[2];
 	unsigned n_pending, next_pending;
+	bool sb_done, pb_done, se_done;
 
-	/* The head message, valid when ctf_stream_next() returned 1. */
-	struct strata_ctf_event ev;
-	struct strata_ctf_msg msg;
-	int64_t key_ns; /* merge key: ns from origin */
-	const struct ctf_pending *head_pending; /* when msg is a discarded notice */
+	/* Messages produced ahead, as babeltrace2's upstream queue. */
+	struct ctf_slot q[CTF_BT_BATCH];
+	unsigned q_head, q_len;
+	int q_err; /* error met while producing after the queued messages */
 
 	/* Where errors are described (the reader's buffer). */
 	char *err;
@@ -96,12 +154,33 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, c
 			  uint64_t size, struct ctf_packet_props *props, char *err, size_t errlen);
 
 /*
- * Advance to the stream's next message: 1 when s->msg is filled, 0 at the
- * end, -STRATA_ESTREAM / -STRATA_ECLOCK / -ENOMEM on error (s->err filled).
- * last_ns is the merge's last returned time, used as the key of messages
- * without a clock value, as babeltrace2's muxer does.
+ * Produce the stream's next message (any kind) into slot: 1 when produced,
+ * 0 after the stream end, -STRATA_ESTREAM / -STRATA_ECLOCK / -ENOMEM on
+ * error (s->err filled). last_ns is the merge's last returned time, the key
+ * of messages without a clock value, as in babeltrace2's muxer.
  */
-int ctf_stream_next(struct ctf_stream *s, int64_t last_ns);
+int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot, int64_t last_ns);
+
+/*
+ * Refill the empty queue with up to CTF_BT_BATCH messages. Returns how
+ * many (0: the stream ended), or the error that stopped production when
+ * nothing could be queued.
+ */
+int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns);
+
+static inline struct ctf_slot *ctf_stream_head(struct ctf_stream *s)
+{
+	return &s->q[s->q_head];
+}
+
+static inline const struct ctf_slot *ctf_stream_chead(const struct ctf_stream *s)
+{
+	return &s->q[s->q_head];
+}
+
+/* The recycled-object pool of an event class (see struct ctf_ec_pool). */
+void ctf_ec_pool_release(struct ctf_ec_pool *pool);
+int ctf_ec_pool_recycle(struct ctf_ec_pool *pool, uint32_t obj);
 
 /* Frees values and the file list (unmapping files). */
 void ctf_stream_release(struct ctf_stream *s);

@@ -548,6 +548,20 @@ static void fx_close(struct fixture *fx)
 	pool_free();
 }
 
+/* The next visible message of a stream (events, discarded notices). */
+static struct ctf_slot slot;
+
+static int next_visible(struct ctf_stream *s)
+{
+	int r;
+
+	do
+		r = ctf_stream_produce(s, &slot, 0);
+	while (r == 1 && slot.kind != CTF_K_EVENT && slot.kind != CTF_K_DISC_EVENTS &&
+	       slot.kind != CTF_K_DISC_PACKETS);
+	return r;
+}
+
 static void test_discarded_accounting(void **state)
 {
 	struct ctf_trace_class *tc = lttng_like();
@@ -587,41 +601,42 @@ static void test_discarded_accounting(void **state)
 	s->err = fx.err;
 	s->errlen = sizeof(fx.err);
 
-	assert_int_equal(ctf_stream_next(s, INT64_MIN), 1);
-	assert_int_equal(s->msg.type, STRATA_CTF_MSG_DISCARDED_EVENTS);
-	assert_int_equal(s->msg.discarded.count, 0);
-	assert_true(s->msg.discarded.has_range);
-	assert_int_equal(s->msg.discarded.begin_ns, 100);
-	assert_int_equal(s->msg.discarded.end_ns, 200);
-	assert_int_equal(s->key_ns, 100);
-	assert_string_equal(s->msg.discarded.trace_name, "host");
-	assert_true(strstr(s->msg.discarded.stream_path, "/chan_0") != NULL);
+	assert_int_equal(next_visible(s), 1);
+	assert_int_equal(slot.msg.type, STRATA_CTF_MSG_DISCARDED_EVENTS);
+	assert_int_equal(slot.msg.discarded.count, 0);
+	assert_true(slot.msg.discarded.has_range);
+	assert_int_equal(slot.msg.discarded.begin_ns, 100);
+	assert_int_equal(slot.msg.discarded.end_ns, 200);
+	assert_int_equal(slot.key_ns, 100);
+	assert_string_equal(slot.msg.discarded.trace_name, "host");
+	assert_true(strstr(slot.msg.discarded.stream_path, "/chan_0") != NULL);
 
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(ctf_stream_next(s, 0), 1);
-		assert_int_equal(s->msg.type, STRATA_CTF_MSG_EVENT);
-		assert_int_equal(s->ev.ns, i < 2 ? 110 + i : 210);
-		assert_string_equal(s->ev.ec->name, "ev");
+		assert_int_equal(next_visible(s), 1);
+		assert_int_equal(slot.msg.type, STRATA_CTF_MSG_EVENT);
+		assert_int_equal(slot.ev.ns, i < 2 ? 110 + i : 210);
+		assert_string_equal(slot.ev.ec->name, "ev");
 		/* payload: len, seq{2}, s */
-		assert_int_equal(s->ev.scope[CTF_SCOPE_EVENT_PAYLOAD]->nsub, 5);
-		assert_int_equal(s->ev.scope[CTF_SCOPE_EVENT_PAYLOAD][2].count, 2);
-		assert_int_equal(s->ev.scope[CTF_SCOPE_EVENT_PAYLOAD][5].str.len, 1);
+		assert_int_equal(slot.ev.scope[CTF_SCOPE_EVENT_PAYLOAD]->nsub, 5);
+		assert_int_equal(slot.ev.scope[CTF_SCOPE_EVENT_PAYLOAD][2].count, 2);
+		assert_int_equal(slot.ev.scope[CTF_SCOPE_EVENT_PAYLOAD][5].str.len, 1);
 	}
-	assert_int_equal(ctf_stream_next(s, 0), 1);
-	assert_int_equal(s->msg.type, STRATA_CTF_MSG_DISCARDED_EVENTS);
-	assert_int_equal(s->msg.discarded.count, 5);
-	assert_int_equal(s->msg.discarded.begin_ns, 300);
-	assert_int_equal(s->msg.discarded.end_ns, 500);
-	assert_int_equal(ctf_stream_next(s, 0), 1);
-	assert_int_equal(s->msg.type, STRATA_CTF_MSG_DISCARDED_PACKETS);
-	assert_int_equal(s->msg.discarded.count, 1);
-	assert_int_equal(s->msg.discarded.begin_ns, 300);
-	assert_int_equal(s->msg.discarded.end_ns, 400);
-	assert_int_equal(ctf_stream_next(s, 0), 1);
-	assert_int_equal(s->msg.type, STRATA_CTF_MSG_EVENT);
-	assert_int_equal(s->ev.ns, 410);
-	r = ctf_stream_next(s, 0);
+	assert_int_equal(next_visible(s), 1);
+	assert_int_equal(slot.msg.type, STRATA_CTF_MSG_DISCARDED_EVENTS);
+	assert_int_equal(slot.msg.discarded.count, 5);
+	assert_int_equal(slot.msg.discarded.begin_ns, 300);
+	assert_int_equal(slot.msg.discarded.end_ns, 500);
+	assert_int_equal(next_visible(s), 1);
+	assert_int_equal(slot.msg.type, STRATA_CTF_MSG_DISCARDED_PACKETS);
+	assert_int_equal(slot.msg.discarded.count, 1);
+	assert_int_equal(slot.msg.discarded.begin_ns, 300);
+	assert_int_equal(slot.msg.discarded.end_ns, 400);
+	assert_int_equal(next_visible(s), 1);
+	assert_int_equal(slot.msg.type, STRATA_CTF_MSG_EVENT);
+	assert_int_equal(slot.ev.ns, 410);
+	r = next_visible(s);
 	assert_int_equal(r, 0);
+	ctf_values_release(&slot.ev_vals);
 	fx_close(&fx);
 }
 
@@ -647,8 +662,9 @@ static void expect_error(const struct pkt_spec *second, size_t truncate_to, cons
 		s->err = fx.err;
 		s->errlen = sizeof(fx.err);
 		do
-			r = ctf_stream_next(s, 0);
+			r = ctf_stream_produce(s, &slot, 0);
 		while (r == 1);
+		ctf_values_release(&slot.ev_vals);
 	}
 	assert_int_equal(r, -STRATA_ESTREAM);
 	if (!strstr(fx.err, what) || !strstr(fx.err, offset_text) || !strstr(fx.err, "/chan_0"))
@@ -697,10 +713,10 @@ static void fake_stream(struct ctf_stream *s, struct ctf_reader_trace *rt, struc
 	s->scd = scd;
 	s->stream_id = stream_id;
 	s->path = (char *)"/t/x";
-	s->key_ns = ns;
-	s->msg.type = STRATA_CTF_MSG_EVENT;
-	s->msg.event = &s->ev;
-	s->ev.ec = ec;
+	s->q_len = 1;
+	s->q[0].kind = CTF_K_EVENT;
+	s->q[0].key_ns = ns;
+	s->q[0].ev.ec = ec;
 }
 
 static void test_merge_ties(void **state)
@@ -743,9 +759,16 @@ static void test_merge_ties(void **state)
 	assert_true(ctf_merge_cmp(&x, &y) < 0);
 	/* Same stream identity: event before discarded events before packets. */
 	fake_stream(&y, &ra, &d0, &e1, 2, 5);
-	y.msg.type = STRATA_CTF_MSG_DISCARDED_EVENTS;
+	y.q[0].kind = CTF_K_DISC_EVENTS;
 	assert_true(ctf_merge_cmp(&x, &y) < 0);
-	x.msg.type = STRATA_CTF_MSG_DISCARDED_PACKETS;
+	x.q[0].kind = CTF_K_DISC_PACKETS;
+	assert_true(ctf_merge_cmp(&y, &x) < 0);
+	/* Packet beginnings before events, packet ends after discarded events. */
+	x.q[0].kind = CTF_K_PACKET_BEGIN;
+	y.q[0].kind = CTF_K_EVENT;
+	assert_true(ctf_merge_cmp(&x, &y) < 0);
+	x.q[0].kind = CTF_K_PACKET_END;
+	y.q[0].kind = CTF_K_DISC_EVENTS;
 	assert_true(ctf_merge_cmp(&y, &x) < 0);
 	/* Events: class id before name. */
 	fake_stream(&x, &ra, &d0, &e2, 2, 5);
