@@ -150,6 +150,12 @@ static int connect_daemon(void)
 	fd = try_connect(path);
 	if (fd >= 0)
 		return fd;
+	/* Spawn only when nobody listens; EACCES means someone else's daemon. */
+	if (fd != -ENOENT && fd != -ECONNREFUSED) {
+		cli_error("Failed to connect to the session daemon at '%s': %s", path,
+			  strerror(-fd));
+		return fd;
+	}
 	ret = spawn_daemon();
 	if (ret < 0)
 		return ret;

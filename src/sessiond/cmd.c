@@ -553,6 +553,17 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 	}
 	if (!kernel_ok(st, req, rep))
 		return;
+	if (req->domain == IPC_DOMAIN_KERNEL && st->hooks.kernel_check_event) {
+		for (uint32_t i = 0; i < req->nr_names; i++) {
+			int ret =
+				st->hooks.kernel_check_event(st, req->names[i], type, rep->message);
+
+			if (ret < 0) {
+				rep->status = ret;
+				return;
+			}
+		}
+	}
 	s = need_session(st, req, rep);
 	if (!s)
 		return;

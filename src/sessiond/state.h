@@ -90,6 +90,8 @@ struct sd_app;
 struct sd_hooks {
 	int (*kernel_check)(struct sd_state *st, char *msg); /* may the kernel domain be used? */
 	int (*kernel_check_context)(struct sd_state *st, const char *ctx, char *msg);
+	/* Does a kernel event rule match anything? (enable-event -k NAME) */
+	int (*kernel_check_event)(struct sd_state *st, const char *name, uint8_t type, char *msg);
 	int (*session_start)(struct sd_state *st, struct sd_session *s, char *msg);
 	int (*session_stop)(struct sd_state *st, struct sd_session *s, char *msg);
 	void (*session_destroy)(struct sd_state *st, struct sd_session *s);

@@ -141,6 +141,42 @@ int sdk_list(struct sd_daemon *d, struct ipc_reply *rep)
 	return ret < 0 ? ret : 0;
 }
 
+struct match_ctx {
+	const char *pattern;
+	bool found;
+};
+
+static int match_cb(void *opaque, const char *system, const char *name)
+{
+	struct match_ctx *mc = opaque;
+	char full[512];
+
+	snprintf(full, sizeof(full), "%s:%s", system ? system : "", name);
+	mc->found = sd_name_match(mc->pattern, name) || sd_name_match(mc->pattern, full);
+	return mc->found;
+}
+
+int sdk_check_event(struct sd_daemon *d, const char *name, uint8_t type, char *msg)
+{
+	struct match_ctx mc = { .pattern = name };
+	int ret;
+
+	ret = sdk_check(d, msg);
+	if (ret < 0)
+		return ret;
+	if (type != IPC_EVENT_SYSCALL)
+		kernel_tracer_list(d->kernel, false, match_cb, &mc);
+	if (!mc.found && type != IPC_EVENT_TRACEPOINT)
+		kernel_tracer_list(d->kernel, true, match_cb, &mc);
+	if (mc.found)
+		return 0;
+	snprintf(msg, IPC_MSG_MAX,
+		 "Kernel %s '%s' not found: run `strata list -k%s` to see the available ones",
+		 type == IPC_EVENT_SYSCALL ? "system call" : "event", name,
+		 type == IPC_EVENT_SYSCALL ? " --syscall" : "");
+	return -ENOENT;
+}
+
 static enum kernel_event_type event_type(uint8_t t)
 {
 	return t == IPC_EVENT_SYSCALL ? KERNEL_EVENT_SYSCALL :

@@ -17,6 +17,11 @@ static int hook_kernel_check(struct sd_state *st, char *msg)
 	return sdk_check(daemon_of(st), msg);
 }
 
+static int hook_kernel_check_event(struct sd_state *st, const char *name, uint8_t type, char *msg)
+{
+	return sdk_check_event(daemon_of(st), name, type, msg);
+}
+
 static int hook_session_start(struct sd_state *st, struct sd_session *s, char *msg)
 {
 	int ret = sdk_session_start(daemon_of(st), s, msg);
@@ -78,6 +83,7 @@ int sd_trace_init(struct sd_daemon *d)
 	struct sd_hooks *h = &d->state.hooks;
 
 	h->kernel_check = hook_kernel_check;
+	h->kernel_check_event = hook_kernel_check_event;
 	h->session_start = hook_session_start;
 	h->session_stop = hook_session_stop;
 	h->session_destroy = hook_session_destroy;

@@ -36,6 +36,7 @@ void sdu_release(struct sd_daemon *d);
 
 /* trace-kernel.c: the same contracts as struct sd_hooks. */
 int sdk_check(struct sd_daemon *d, char *msg);
+int sdk_check_event(struct sd_daemon *d, const char *name, uint8_t type, char *msg);
 int sdk_session_start(struct sd_daemon *d, struct sd_session *s, char *msg);
 int sdk_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg);
 void sdk_session_destroy(struct sd_daemon *d, struct sd_session *s);

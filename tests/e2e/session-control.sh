@@ -80,6 +80,16 @@ has "$(cat "$TMP/err2")" "A session daemon is already running" "second daemon"
 
 run 1 create demo
 has "$ERR" "Error: Session name 'demo' already exists" "duplicate create"
+
+# Another user cannot reach this daemon (0700 run directory, SO_PEERCRED).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$TMP"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$STRATA" list \
+		>"$TMP/other.out" 2>"$TMP/other.err"
+	[ $? = 1 ] || fail "another user's strata list did not fail"
+	has "$(cat "$TMP/other.err")" "Permission denied" "other user"
+	[ "$(stat -c %U "$STRATA_RUNDIR/sessiond.pid")" = root ] || fail "pid file changed owner"
+fi
 run 1 create 'bad/name'
 has "$ERR" "Invalid session name 'bad/name'" "bad create"
 

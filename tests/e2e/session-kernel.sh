@@ -21,6 +21,14 @@ if [ $? -ne 0 ]; then
 	exit 77
 fi
 has "$(cat "$TMP/out")" "kernel event sched_switch created in channel channel0" "enable-event -k"
+# Names are checked against the kernel's events before anything changes.
+run 1 enable-event -k sched_switch,no_such_tracepoint
+has "$ERR" "Kernel event 'no_such_tracepoint' not found" "unknown kernel event"
+run 1 enable-event -k --syscall no_such_syscall
+has "$ERR" "Kernel system call 'no_such_syscall' not found" "unknown syscall"
+run 0 list k
+n=$(printf '%s\n' "$OUT" | grep -c '(type: ')
+[ "$n" = 1 ] || fail "refused enable-event changed the rules ($n rules)"
 run 0 enable-event -k --syscall openat,getppid
 has "$OUT" "kernel syscall openat created in channel channel0" "enable-event --syscall"
 run 0 add-context -k -t pid -t procname -t tid -t ppid
