@@ -496,10 +496,15 @@ static int run_view(int argc, char **argv)
 	}
 	if (status == CLI_EXIT_OK) {
 		ret = strata_ctf_pretty_flush(pretty);
+		/* babeltrace2 resets the terminal's colors when it succeeds. */
+		if (ret == 0 && colors)
+			fputs("\033[0m", stdout);
 		if (ret < 0)
 			status = output_error(ret);
 		else if (fflush(stdout) != 0)
 			status = output_error(-errno);
+		else if (colors)
+			fputs("\033[0m", stderr);
 	}
 out:
 	strata_ctf_pretty_destroy(pretty);
