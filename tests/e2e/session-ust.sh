@@ -35,6 +35,34 @@ TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
 run 0 enable-event -u 'fake:*'
 run 0 add-context -u -t vpid -t vtid
 
+# Malformed registrations are dropped and leave the daemon serving others.
+if command -v python3 >/dev/null; then
+	python3 - "$STRATA_RUNDIR/ust.sock" <<'PY' || fail "malformed app messages were not refused"
+import socket, struct, sys
+path = sys.argv[1]
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(5)
+    s.connect(path)
+    return s
+def closed(s):
+    return s.recv(4096) == b''
+MAGIC = 0x53545255
+def register(kind):
+    return struct.pack('<IHHIIHHBBBBIIIII4xQ16s', MAGIC, 1, 0, 72, 1, 1, 1, kind, 64, 0, 0,
+                       1, 1, 0, 0, 0, 42, b'evil')
+s = conn(); s.send(b'\0' * 7); assert closed(s), 'short message'
+s = conn(); s.send(b'\xff' * 72); assert closed(s), 'bad magic'
+s = conn(); s.send(register(9)); assert closed(s), 'bad socket kind'
+s = conn(); s.send(register(2)); rep = s.recv(4096)
+assert len(rep) == 24 and struct.unpack('<i', rep[16:20])[0] == 0, 'valid register refused'
+# A tracepoint list claiming more entries than it carries.
+s.send(struct.pack('<IHHIIII', MAGIC, 3, 0, 24, 2, 1000, 0)); assert closed(s), 'bad list'
+PY
+fi
+run 0 list -u
+has "$OUT" "None" "list -u after malformed apps"
+
 # An app started before `start` is traced from `start` on.
 start_app 1 5000
 expect_line 11 registered "app 1 registration"
