@@ -48,4 +48,25 @@ else
 fi
 
 run 0 destroy
+
+# Kernel and user space in one session, on one timeline (root, eBPF only).
+run 0 create both
+BTRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+run 0 enable-event -u 'hello:*'
+if "$STRATA" enable-event -k --syscall write >/dev/null 2>&1; then
+	run 0 add-context -k -t procname
+	run 0 start
+	"$HELLO" -n 20 >/dev/null 2>&1 || fail "hello failed"
+	run 0 stop
+	babeltrace2 "$BTRACE" >"$TMP/bt2.out" 2>"$TMP/bt2.err" || fail "babeltrace2 failed"
+	n=$(grep -c 'hello:tptest' "$TMP/bt2.out")
+	[ "$n" = 20 ] || fail "expected 20 hello events in the combined trace, found $n"
+	grep -q 'syscall_entry_write: .*procname = "hello"' "$TMP/bt2.out" ||
+		fail "no write system call of hello in the combined trace"
+	"$STRATA" view "$BTRACE" >"$TMP/view2.out" 2>/dev/null || fail "strata view failed"
+	cmp -s "$TMP/bt2.out" "$TMP/view2.out" || fail "combined: strata view differs from babeltrace2"
+else
+	echo "kernel domain unavailable: combined trace not checked"
+fi
+run 0 destroy
 finish
