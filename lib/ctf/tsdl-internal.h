@@ -31,7 +31,11 @@
 #define TSDL_MAX_EVENTS 1000000
 #define TSDL_MAX_CLOCKS 1024
 #define TSDL_MAX_ENV 4096
-/* Total type nodes (types are copied per use, so aliases could explode). */
+/*
+ * Total type nodes: types are copied per use, so aliases could explode.
+ * The budget is 2 per token (LTTng metadata needs well under 1), at least
+ * TSDL_MAX_NODES_MIN, at most TSDL_MAX_NODES (~150 bytes each).
+ */
 #define TSDL_MAX_NODES_MIN (1u << 18)
 #define TSDL_MAX_NODES (1u << 22)
 /* Member-name comparisons while resolving field paths (~0.2 s). */

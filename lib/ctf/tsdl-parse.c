@@ -863,7 +863,7 @@ int tsdl_parse_tokens(const struct tsdl_lexer *lx, struct ctf_trace_class **ret_
 	p.n_tok = lx->n_tok;
 	p.err = err;
 	p.budget.nodes_left =
-		MIN((size_t)TSDL_MAX_NODES, MAX((size_t)TSDL_MAX_NODES_MIN, lx->n_tok * 8));
+		MIN((size_t)TSDL_MAX_NODES, MAX((size_t)TSDL_MAX_NODES_MIN, lx->n_tok * 2));
 	p.tc = calloc(1, sizeof(*p.tc));
 	if (!p.tc)
 		return -ENOMEM;
