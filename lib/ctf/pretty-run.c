@@ -65,8 +65,17 @@ struct run_batch {
 	int error; /* < 0: the reader (or a copy) failed after these messages */
 };
 
+/* Producer-side memo: does a scope root type contain any text? */
+#define RUN_MEMO 64
+
+struct run_memo {
+	const struct ctf_type *type;
+	bool has_text;
+};
+
 struct run {
 	struct strata_ctf_reader *reader;
+	struct run_memo memo[RUN_MEMO];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct run_batch batches[RUN_NBATCH];
@@ -131,7 +140,44 @@ static bool is_text(const struct ctf_type *t)
 	}
 }
 
-static int copy_event(struct run_batch *b, struct run_msg *m, const struct strata_ctf_event *ev)
+static bool type_has_text(const struct ctf_type *t)
+{
+	switch (t->kind) {
+	case CTF_TYPE_STRING:
+		return true;
+	case CTF_TYPE_ARRAY:
+		return t->array.is_text || type_has_text(t->array.elem);
+	case CTF_TYPE_SEQUENCE:
+		return t->sequence.is_text || type_has_text(t->sequence.elem);
+	case CTF_TYPE_STRUCT:
+		for (size_t i = 0; i < t->structure.n_fields; i++)
+			if (type_has_text(t->structure.fields[i].type))
+				return true;
+		return false;
+	case CTF_TYPE_VARIANT:
+		for (size_t i = 0; i < t->variant.n_options; i++)
+			if (type_has_text(t->variant.options[i].type))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Most scopes hold numbers only: their values need no string copies. */
+static bool root_has_text(struct run *r, const struct ctf_type *t)
+{
+	struct run_memo *m = &r->memo[((uintptr_t)t >> 4) % RUN_MEMO];
+
+	if (m->type != t) {
+		m->type = t;
+		m->has_text = type_has_text(t);
+	}
+	return m->has_text;
+}
+
+static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
+		      const struct strata_ctf_event *ev)
 {
 	m->ev = *ev;
 	for (size_t i = 0; i < CTF_SCOPE_COUNT; i++) {
@@ -159,7 +205,9 @@ static int copy_event(struct run_batch *b, struct run_msg *m, const struct strat
 			b->cap_vals = cap;
 		}
 		memcpy(b->vals + b->n_vals, root, n * sizeof(*root));
-		for (struct ctf_value *v = b->vals + b->n_vals, *e = v + n; v < e; v++) {
+		for (struct ctf_value *v = b->vals + b->n_vals,
+				      *e = root_has_text(r, root->type) ? v + n : v;
+		     v < e; v++) {
 			if (is_text(v->type) && v->str.len) {
 				v->str.ptr = copy_bytes(b, v->str.ptr, v->str.len);
 				if (!v->str.ptr)
@@ -190,7 +238,7 @@ static bool fill_batch(struct run *r, struct run_batch *b)
 			return false;
 		}
 		if (m->msg.type == STRATA_CTF_MSG_EVENT) {
-			ret = copy_event(b, m, m->msg.event);
+			ret = copy_event(r, b, m, m->msg.event);
 			if (ret < 0) {
 				b->error = ret;
 				return false;
