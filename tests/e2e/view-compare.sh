@@ -187,7 +187,8 @@ check_decode_only() {
 # check_bad PATH NEEDLE: strata must fail, name the file, and not crash.
 check_bad() {
 	local path=$1 needle=$2
-	babeltrace2 "$path" >/dev/null 2>"$work/bt.err"
+	# (babeltrace2 2.0.4 crashes on huge-sequence; keep bash's report quiet.)
+	{ babeltrace2 "$path" >/dev/null 2>"$work/bt.err"; } 2>/dev/null
 	local bt_rc=$?
 	"$strata" view "$path" >"$work/st.out" 2>"$work/st.err"
 	local st_rc=$?
@@ -213,7 +214,8 @@ check_bad() {
 }
 
 if [ "$group" = bad ]; then
-	for t in truncated content-gt-packet packet-beyond-file bad-magic unknown-event-id; do
+	for t in truncated content-gt-packet packet-beyond-file bad-magic unknown-event-id \
+		string-past-content event-past-content huge-sequence variant-no-option; do
 		check_bad "$traces/bad/$t" "$t/channel0_0"
 	done
 	for t in metadata-syntax no-signature; do

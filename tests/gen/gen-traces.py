@@ -681,6 +681,9 @@ def small_valid(path, metadata_text=None, **kw):
     sc = t.stream_class(0, packet_context=lttng_like_packet_context(),
                         event_header=large_header())
     ev = t.event_class('ok', 0, sc, fields=Struct([('_v', U32), ('_s', String())]))
+    t.event_class('seq', 1, sc, fields=Struct([('_n', U32), ('_a', Sequence(U32, '_n'))]))
+    t.event_class('var', 2, sc, fields=Struct([
+        ('_t', Enum(U8, [('A', 0), ('B', 1)])), ('_v', Variant('_t', [('A', U8), ('B', U16)]))]))
     t.write_metadata(text=metadata_text(t.metadata_text()) if metadata_text else None)
     s = t.stream('channel0_0', sc, 0, header_kind='large')
     evs = [Event(ev, 10 + i, fields={'_v': i, '_s': 'event %d' % i}) for i in range(5)]
@@ -719,6 +722,32 @@ def bad_traces():
     _, s, ev, ctx, evs = small_valid(os.path.join(BAD, 'unknown-event-id'))
     evs[2] = Event(ev, 12, header={'id': 65535, 'v': ('extended', {'id': 99, 'timestamp': 12})},
                    fields={'_v': 2, '_s': 'unknown'})
+    s.packet(ctx, evs)
+    s.close()
+
+    # Decoding must stop at content_size: the last event's string loses
+    # its NUL, then an event is cut in the middle of its payload.
+    _, s, _, ctx, evs = small_valid(os.path.join(BAD, 'string-past-content'))
+    w, _ = s._encode(ctx, evs, 0, 0, None)
+    s.packet(ctx, evs, content_size=w.pos - 8)
+    s.close()
+
+    _, s, _, ctx, evs = small_valid(os.path.join(BAD, 'event-past-content'))
+    w, _ = s._encode(ctx, evs, 0, 0, None)
+    s.packet(ctx, evs, content_size=w.pos - 40)
+    s.close()
+
+    # A sequence length far beyond the packet (must not be allocated).
+    t, s, _, ctx, evs = small_valid(os.path.join(BAD, 'huge-sequence'))
+    seq = t.event_classes[1]
+    evs.append(Event(seq, 20, fields={'_n': 0xFFFFFFFF, '_a': []}))
+    s.packet(ctx, evs)
+    s.close()
+
+    # A variant tag value that selects no option.
+    t, s, _, ctx, evs = small_valid(os.path.join(BAD, 'variant-no-option'))
+    var = t.event_classes[2]
+    evs.append(Event(var, 20, fields={'_t': 5, '_v': ('A', 1)}))
     s.packet(ctx, evs)
     s.close()
 
