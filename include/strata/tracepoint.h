@@ -28,6 +28,16 @@
  * predicted not taken; the arguments are not evaluated. Enabled, it calls the
  * provider's probe through one pointer; the probe makes no system call,
  * takes no lock and allocates nothing.
+ *
+ * Environment read by libstrata-ust at startup:
+ *   STRATA_RUNDIR                where the session daemon listens (see
+ *                                <strata/ust-abi.h> for the default)
+ *   STRATA_UST_REGISTER=0        never register with a session daemon
+ *   STRATA_UST_REGISTER_TIMEOUT  ms the program's startup may wait for the
+ *                                daemon's commands (default 3000, 0: never
+ *                                wait, -1: wait forever), so that a short
+ *                                program is traced from its first event
+ *   STRATA_UST_DEBUG=1           debug messages on stderr
  */
 #ifndef STRATA_TRACEPOINT_H
 #define STRATA_TRACEPOINT_H
