@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ctfgen import (  # noqa: E402
     Alias, Array, Clock, Enum, Event, Float, Int, NEG_NAN_DOUBLE, NEG_NAN_FLOAT, RawBits,
     Sequence, String, Struct, Trace, Variant, compact_header, large_header,
-    lttng_like_packet_context, packet_header, sint, typealias, uint)
+    lttng_like_packet_context, packet_header, sint, uint)
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'traces'))
