@@ -44,6 +44,11 @@ void sd_session_free(struct sd_session *s)
 void sd_state_release(struct sd_state *st)
 {
 	for (uint32_t i = 0; i < st->nr_sessions; i++) {
+		char msg[IPC_MSG_MAX];
+
+		/* The daemon is exiting: flush what active sessions recorded. */
+		if (st->sessions[i]->active && st->hooks.session_stop)
+			st->hooks.session_stop(st, st->sessions[i], msg);
 		if (st->hooks.session_destroy)
 			st->hooks.session_destroy(st, st->sessions[i]);
 		sd_session_free(st->sessions[i]);

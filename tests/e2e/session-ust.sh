@@ -139,4 +139,24 @@ n=$(count_events "$TTRACE")
 [ "$lost" -gt 0 ] || fail "tiny buffers discarded nothing"
 
 run 0 destroy -a
+
+# A daemon told to exit flushes the sessions still recording.
+for p in $CHILD_PIDS; do
+	kill "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+done
+CHILD_PIDS=""
+run 0 create term
+XTRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+run 0 enable-event -u 'fake:*'
+run 0 start
+start_app 5 300
+expect_line 15 registered "app 5 registration"
+expect_line 15 "emitted 300" "app 5 emission"
+DPID=$(cat "$STRATA_RUNDIR/sessiond.pid")
+kill -TERM "$DPID"
+timeout 10 tail --pid="$DPID" -f /dev/null || fail "the daemon did not exit on SIGTERM"
+n=$(count_events "$XTRACE")
+[ "$n" = 300 ] || fail "expected 300 events flushed at daemon exit, found $n"
+[ -e "$STRATA_RUNDIR/control.sock" ] && fail "control socket left behind"
 finish
