@@ -100,12 +100,12 @@ static void *thread_main(void *arg)
 static void record(struct ust_mem_backend *mb)
 {
 	/*
-	 * No empty string or text here: babeltrace2 2.0.4 prints a stale value
-	 * (the same field of an earlier event) for a string or text array whose
-	 * first byte is NUL once its event objects are recycled; whether
-	 * `strata view` copies that is the viewer's decision, tested there.
+	 * Empty strings and texts on purpose: babeltrace2 2.0.4 prints a stale
+	 * value (the same field of an earlier event) for a string or text array
+	 * whose first byte is NUL once its event objects are recycled, and
+	 * `strata view` must print the same.
 	 */
-	static const char *const texts[] = { "test", "x", "a\"b\\c\n?'", "caf\xc3\xa9 long text" };
+	static const char *const texts[] = { "test", "", "a\"b\\c\n?'", "caf\xc3\xa9 long text" };
 	int16_t arr[3] = { 1, -2, 3 };
 	pthread_t th[2];
 
