@@ -665,7 +665,8 @@ fail:
 	return ret;
 }
 
-static int enum_value(struct tsdl_parser *p, bool is_signed, uint64_t *ret_u)
+/* Both signs are stored in the 64-bit union, as babeltrace2 does. */
+static int enum_value(struct tsdl_parser *p, uint64_t *ret_u)
 {
 	struct tsdl_val v;
 	int ret = tsdl_parse_value(p, &v);
@@ -680,7 +681,6 @@ static int enum_value(struct tsdl_parser *p, bool is_signed, uint64_t *ret_u)
 		*ret_u = (uint64_t)v.s;
 		return 0;
 	}
-	(void)is_signed;
 	return tsdl_error(p->err, v.line, "enumeration value must be an integer constant");
 }
 
@@ -742,14 +742,14 @@ static int parse_enum(struct tsdl_parser *p, struct ctf_type **ret_t)
 		lo = next;
 		if (tsdl_is_punct(p, TSDL_P_EQ)) {
 			p->pos++;
-			ret = enum_value(p, is_signed, &lo);
+			ret = enum_value(p, &lo);
 			if (ret)
 				goto fail;
 		}
 		hi = lo;
 		if (tsdl_is_punct(p, TSDL_P_ELLIPSIS)) {
 			p->pos++;
-			ret = enum_value(p, is_signed, &hi);
+			ret = enum_value(p, &hi);
 			if (ret)
 				goto fail;
 		}
