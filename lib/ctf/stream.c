@@ -369,13 +369,19 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot, int64_t las
 	const struct ctf_sc_dec *scd = s->scd;
 	const struct ctf_ec_dec *ecd;
 	const struct ctf_stream_file *f = &s->files[s->cur_file];
-	struct ctf_dec d = { 0 };
+	struct ctf_dec d;
 	uint32_t idx[CTF_SCOPE_COUNT];
 	bool present[CTF_SCOPE_COUNT] = { false };
 	uint64_t id, cycles, start = s->pos;
 	struct strata_ctf_event *ev;
 	int r;
 
+	/* Only what is read before being written: this runs once per event. */
+	d.meaning_set = 0;
+	d.err = NULL;
+	d.err_pos = 0;
+	for (int sc = 0; sc < CTF_SCOPE_COUNT; sc++)
+		d.root[sc].present = false;
 	d.base = f->map + s->pkt_off;
 	d.pos = s->pos;
 	d.end = s->content_end;
