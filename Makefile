@@ -35,7 +35,8 @@ install: all
 
 fuzz:
 	@test -f $(FUZZ_BUILD)/build.ninja || \
-		CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzzing=true -Db_lundef=false
+		CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzzing=true -Db_lundef=false \
+			-Db_sanitize=address,undefined -Dc_args=-fsanitize=fuzzer-no-link
 	ninja -C $(FUZZ_BUILD)
 	scripts/run-fuzzers $(FUZZ_BUILD)
 
