@@ -78,6 +78,7 @@ struct us_buffer {
 
 struct us_event {
 	uint64_t channel_key;
+	uint64_t layout_hash; /* of the field descriptors: same name, same layout */
 	uint32_t id;
 	char name[STRATA_UST_SYM_NAME_LEN];
 };
@@ -843,6 +844,40 @@ static int build_fields(const uint8_t *msg, const struct strata_ust_event_regist
 	return next_entry == ev->nr_enum_entries ? 0 : -STRATA_EPROTO;
 }
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* FNV-1a of what defines an event's layout; padding bytes are left out. */
+static uint64_t layout_hash(const uint8_t *msg, const struct strata_ust_event_register *ev)
+{
+	const uint8_t *fp = msg + sizeof(*ev);
+	const uint8_t *ep = fp + (size_t)ev->nr_fields * sizeof(struct strata_ust_field);
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint32_t i = 0; i < ev->nr_fields; i++) {
+		struct strata_ust_field f;
+
+		memcpy(&f, fp + (size_t)i * sizeof(f), sizeof(f));
+		h = fnv(h, f.name, strnlen(f.name, sizeof(f.name)));
+		h = fnv(h, &f.kind, 3); /* kind, encoding, nowrite */
+		h = fnv(h, &f.int_size, 4); /* the integer layout */
+		h = fnv(h, &f.length, 8); /* length, nr_enum_entries */
+		h = fnv(h, f.enum_name, strnlen(f.enum_name, sizeof(f.enum_name)));
+	}
+	for (uint32_t i = 0; i < ev->nr_enum_entries; i++) {
+		struct strata_ust_enum_entry e;
+
+		memcpy(&e, ep + (size_t)i * sizeof(e), sizeof(e));
+		h = fnv(h, &e.start, 8 + 8 + 3);
+		h = fnv(h, e.label, strnlen(e.label, sizeof(e.label)));
+	}
+	return h;
+}
+
 int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, size_t len,
 		       uint32_t *ret_id)
 {
@@ -853,10 +888,11 @@ int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, s
 	struct sd_session *s = NULL;
 	struct us_trace *t;
 	struct us_event *evs;
+	uint64_t hash;
 	uint32_t ci = 0;
 	int err;
 
-	(void)len; /* sizes checked by app.c */
+	(void)len; /* sizes and counts were checked by app.c */
 	memcpy(&ev, msg, sizeof(ev));
 	for (uint32_t i = 0; i < d->state.nr_sessions && !s; i++) {
 		struct sd_session *cand = d->state.sessions[i];
@@ -871,9 +907,18 @@ int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, s
 	}
 	if (!s || !s->ust_priv || trace_of(s, s->ust_priv, a, false, &t) < 0)
 		return -ENOENT;
+	hash = layout_hash(msg, &ev);
 	for (uint32_t i = 0; i < t->nr_events; i++) {
 		if (t->events[i].channel_key == ev.channel_key &&
 		    strcmp(t->events[i].name, ev.name) == 0) {
+			/* Two apps sharing per-UID buffers with different builds of
+			 * one event: the second cannot be described, refuse it. */
+			if (t->events[i].layout_hash != hash) {
+				log_warn("Refused event '%s' of pid %d: registered earlier with "
+					 "other fields",
+					 ev.name, (int)a->pid);
+				return -EEXIST;
+			}
 			*ret_id = t->events[i].id;
 			return 0;
 		}
@@ -900,6 +945,7 @@ int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, s
 			struct us_event *e = &t->events[t->nr_events++];
 
 			e->channel_key = ev.channel_key;
+			e->layout_hash = hash;
 			e->id = t->next_id[ci]++;
 			snprintf(e->name, sizeof(e->name), "%s", ev.name);
 			*ret_id = e->id;
