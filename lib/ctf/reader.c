@@ -19,6 +19,7 @@
 struct strata_ctf_reader {
 	struct ctf_reader_trace **traces;
 	size_t n_traces;
+	size_t n_metadata; /* traces found; those sharing a UUID count apart */
 	struct ctf_stream **streams;
 	size_t n_streams;
 	struct ctf_merge merge;
@@ -260,6 +261,7 @@ int strata_ctf_reader_create(const char *const *paths, unsigned n_paths,
 		ret = -ENOMEM;
 		goto err;
 	}
+	r->n_metadata = n_found;
 	for (size_t i = 0; i < n_found; i++) {
 		parsed[i].f = &found[i];
 		ret = parse_trace(r, &found[i], opts, &parsed[i].tc);
@@ -404,7 +406,7 @@ const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *r)
 
 unsigned strata_ctf_reader_trace_count(const struct strata_ctf_reader *r)
 {
-	return (unsigned)r->n_traces;
+	return (unsigned)r->n_metadata;
 }
 
 /* --- events --------------------------------------------------------------- */

@@ -269,6 +269,28 @@ static void test_stale_empty_strings(void **state)
 	strata_ctf_reader_destroy(r);
 }
 
+/* Rotation chunks share a UUID: two metadata files, one merged trace. */
+static void test_rotation_merge(void **state)
+{
+	struct strata_ctf_reader *r;
+	struct strata_ctf_msg m;
+	char buf[1200];
+	struct stat st;
+
+	(void)state;
+	if (stat(trace_path("lttng/rotation", buf, sizeof(buf)), &st) < 0)
+		skip();
+	r = open_one("lttng/rotation");
+	assert_int_equal(strata_ctf_reader_trace_count(r), 2);
+	while (strata_ctf_reader_next(r, &m) == STRATA_CTF_OK) {
+		if (m.type != STRATA_CTF_MSG_EVENT)
+			continue;
+		/* babeltrace2 names a merged trace after its host only. */
+		assert_string_equal(m.event->trace->name, "vm");
+	}
+	strata_ctf_reader_destroy(r);
+}
+
 static void expect_bad(const char *rel, const char *what)
 {
 	struct strata_ctf_reader *r = NULL;
@@ -355,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_no_trace),
 		cmocka_unit_test(test_clock_offset_option),
 		cmocka_unit_test(test_stale_empty_strings),
+		cmocka_unit_test(test_rotation_merge),
 	};
 
 	snprintf(traces, sizeof(traces), "%s/tests/traces", src ? src : ".");
