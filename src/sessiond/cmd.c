@@ -939,7 +939,11 @@ static void cmd_list_sessions(struct sd_state *st, const struct ipc_request *req
 	}
 	rep->nr_sessions = n;
 	for (uint32_t i = 0; i < n; i++) {
-		if (fill_session(&rep->sessions[i], only ? only : st->sessions[i]) < 0) {
+		struct sd_session *s = only ? only : st->sessions[i];
+
+		if (s->active && st->hooks.session_stats)
+			st->hooks.session_stats(st, s);
+		if (fill_session(&rep->sessions[i], s) < 0) {
 			reply_error(rep, -ENOMEM, "Out of memory");
 			return;
 		}

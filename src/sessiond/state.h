@@ -98,6 +98,8 @@ struct sd_hooks {
 	/* An event rule was added or changed while the session is active. */
 	void (*event_changed)(struct sd_state *st, struct sd_session *s, struct sd_channel *c,
 			      struct sd_event *e);
+	/* Refresh the channels' statistics (discarded events) before a listing. */
+	void (*session_stats)(struct sd_state *st, struct sd_session *s);
 	/* Fill rep->tracepoints for `list -u` / `list -k`. */
 	int (*list_tracepoints)(struct sd_state *st, uint8_t domain, struct ipc_reply *rep);
 	/* Apps (app.c): both connections registered / gone. */

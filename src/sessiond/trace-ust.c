@@ -721,6 +721,27 @@ int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 	return err;
 }
 
+void sdu_session_stats(struct sd_daemon *d, struct sd_session *s)
+{
+	struct us_session *us = s->ust_priv;
+
+	(void)d;
+	if (!us)
+		return;
+	pthread_mutex_lock(&cons.lock);
+	for (uint32_t j = 0; j < s->ust.nr_channels; j++)
+		s->ust.channels[j]->discarded = 0;
+	for (uint32_t i = 0; i < us->nr_traces; i++) {
+		struct us_trace *t = us->traces[i];
+
+		for (uint32_t j = 0; j < t->nr_buffers && j < s->ust.nr_channels; j++)
+			for (uint32_t cpu = 0; cpu < t->buffers[j]->nr_cpus; cpu++)
+				s->ust.channels[j]->discarded +=
+					rb_consumer_lost(t->buffers[j]->cons, cpu);
+	}
+	pthread_mutex_unlock(&cons.lock);
+}
+
 void sdu_session_destroy(struct sd_daemon *d, struct sd_session *s)
 {
 	struct us_session *us = s->ust_priv;

@@ -51,6 +51,11 @@ static void hook_session_destroy(struct sd_state *st, struct sd_session *s)
 	sdk_session_destroy(daemon_of(st), s);
 }
 
+static void hook_session_stats(struct sd_state *st, struct sd_session *s)
+{
+	sdu_session_stats(daemon_of(st), s);
+}
+
 static void hook_app_ready(struct sd_state *st, struct sd_app *a)
 {
 	sdu_app_ready(daemon_of(st), a);
@@ -90,6 +95,7 @@ int sd_trace_init(struct sd_daemon *d)
 	h->event_changed = hook_event_changed;
 	h->list_tracepoints = hook_list;
 	h->app_ready = hook_app_ready;
+	h->session_stats = hook_session_stats;
 	h->event_register = hook_event_register;
 	return 0;
 }

@@ -27,6 +27,7 @@ int sd_mkdir_p(const char *path);
 int sdu_session_start(struct sd_daemon *d, struct sd_session *s, char *msg);
 int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg);
 void sdu_session_destroy(struct sd_daemon *d, struct sd_session *s);
+void sdu_session_stats(struct sd_daemon *d, struct sd_session *s);
 void sdu_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c,
 		       struct sd_event *e);
 void sdu_app_ready(struct sd_daemon *d, struct sd_app *a);

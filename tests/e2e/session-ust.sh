@@ -130,6 +130,9 @@ run 0 start
 start_app 4 50000
 expect_line 14 registered "app 4 registration"
 expect_line 14 "emitted 50000" "app 4 emission"
+run 0 list tiny
+live=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p')
+[ "${live:-0}" -gt 0 ] || fail "an active session's listing shows no discarded events"
 run 0 stop
 run 0 list tiny
 lost=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p')
