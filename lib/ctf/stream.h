@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One data stream of a trace: the files that share a (stream class,
- * stream_instance_id), read packet by packet, yielding events and the
- * discarded-events/packets notices babeltrace2 derives from the packet
- * contexts (ctf.md §1.10). Used by reader.c and merge.c.
+ * stream_instance_id), read packet by packet. A stream produces the same
+ * message sequence as babeltrace2's src.ctf.fs: stream beginning, then per
+ * packet the discarded-events/packets notices it derives from the packet
+ * contexts (ctf.md §1.10), packet beginning, events, packet end; then stream
+ * end. Only events and notices reach the reader's caller; the others take
+ * part in the merge order and in babeltrace2's batching (struct
+ * ctf_ec_pool), which is why a stream decodes CTF_BT_BATCH messages ahead
+ * into its queue. Used by reader.c and merge.c.
  */
 #ifndef STRATA_CTF_STREAM_H
 #define STRATA_CTF_STREAM_H
