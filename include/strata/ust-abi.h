@@ -164,6 +164,7 @@ struct strata_ust_register {
 	uint32_t uid;
 	uint32_t gid;
 	uint32_t pad1;
+	uint32_t pad2; /* token is 8-byte aligned: no implicit padding */
 	uint64_t token; /* same value on both connections of one process */
 	char procname[STRATA_UST_PROCNAME_LEN]; /* NUL-terminated */
 };
