@@ -268,7 +268,8 @@ static int channel_prepare(struct sd_session *s, const struct ipc_request *req,
 	c->subbuf_size =
 		req->domain == IPC_DOMAIN_KERNEL ? SD_KERNEL_SUBBUF_SIZE : SD_UST_SUBBUF_SIZE;
 	c->num_subbuf = SD_DEFAULT_NUM_SUBBUF;
-	c->overwrite = s->snapshot; /* lttng: snapshot sessions default to overwrite */
+	/* lttng: snapshot sessions default to overwrite, where it exists. */
+	c->overwrite = s->snapshot && req->domain == IPC_DOMAIN_UST;
 	c->buffers = req->domain == IPC_DOMAIN_KERNEL ? IPC_BUFFERS_GLOBAL : IPC_BUFFERS_UID;
 
 	if (set & IPC_CHAN_SUBBUF_SIZE) {
@@ -312,8 +313,16 @@ static int channel_prepare(struct sd_session *s, const struct ipc_request *req,
 			    (unsigned long long)SD_MAX_BUFFER_BYTES);
 		return -EINVAL;
 	}
-	if (set & IPC_CHAN_OVERWRITE)
+	if (set & IPC_CHAN_OVERWRITE) {
+		if (req->overwrite && req->domain == IPC_DOMAIN_KERNEL) {
+			reply_error(
+				rep, -ENOTSUP,
+				"Overwrite (flight recorder) mode is not supported for kernel "
+				"channels: BPF ring buffers cannot overwrite; use discard mode");
+			return -ENOTSUP;
+		}
 		c->overwrite = req->overwrite;
+	}
 	if (set & IPC_CHAN_SWITCH_TIMER)
 		c->switch_timer_us = req->switch_timer_us;
 	if (set & IPC_CHAN_BUFFERS) {

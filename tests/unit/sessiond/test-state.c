@@ -54,6 +54,13 @@ static void hook_destroy(struct sd_state *st, struct sd_session *s)
 	fx_of(st)->destroys++;
 }
 
+static int kernel_ok_hook(struct sd_state *st, char *msg)
+{
+	(void)st;
+	(void)msg;
+	return 0;
+}
+
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
@@ -248,6 +255,16 @@ static void test_enable_channel(void **state)
 	r.domain = IPC_DOMAIN_NONE;
 	memcpy(r.channel, "c2", 3);
 	assert_int_equal(run(fx, &r, NULL), -EINVAL);
+	/* Kernel channels cannot overwrite (BPF rings): refused before anything. */
+	fx->st.hooks.kernel_check = kernel_ok_hook;
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	r.domain = IPC_DOMAIN_KERNEL;
+	r.chan_set = IPC_CHAN_OVERWRITE;
+	r.overwrite = true;
+	memcpy(r.channel, "k", 2);
+	assert_int_equal(run(fx, &r, msg), -ENOTSUP);
+	assert_non_null(strstr(msg, "not supported for kernel channels"));
+	fx->st.hooks.kernel_check = NULL;
 	/* No kernel hook: the kernel domain is refused, clearly. */
 	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
 	r.domain = IPC_DOMAIN_KERNEL;
