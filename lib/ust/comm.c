@@ -569,7 +569,7 @@ static int evaluate(struct comm *c)
 				continue;
 			b = binding_find(c, e.infos[i].full_name, key);
 			if (!b) {
-				uint32_t id;
+				uint32_t id = 0;
 				int r;
 
 				if (c->nr_bindings == c->cap_bindings) {
