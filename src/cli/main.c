@@ -26,7 +26,7 @@ static const char main_usage[] =
 	"\n"
 	"Commands:\n";
 
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
+static void _printf_(2, 0) vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	fflush(stdout);
 	fputs(prefix, stderr);

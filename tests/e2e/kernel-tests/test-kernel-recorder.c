@@ -83,7 +83,7 @@ static _noreturn_ void workload(int go, int done)
 	if (rep[1] == 0) {
 		long ret = 20;
 
-		asm volatile("int $0x80" : "+a"(ret) : : "memory");
+		__asm__ volatile("int $0x80" : "+a"(ret) : : "memory");
 		_exit(ret == getpid() ? 0 : 1);
 	}
 	rep[2] = rep[1] > 0 && waitpid(rep[1], &st, 0) == rep[1] && WIFEXITED(st) &&
