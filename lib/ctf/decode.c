@@ -602,7 +602,7 @@ static int fail(struct ctf_dec *d, const char *msg)
 static int grow(struct ctf_dec *d)
 {
 	struct ctf_values *o = d->out;
-	uint32_t cap = o->cap ? o->cap * 2 : 256;
+	uint32_t cap = o->cap ? o->cap * 2 : 32; /* per slot and packet: keep small */
 	struct ctf_value *nv;
 
 	if (o->cap >= CTF_DEC_MAX_VALUES)
