@@ -46,7 +46,7 @@ static int add_context_run(int argc, char **argv)
 	int c, ret = SC_EXIT_FAILED;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ukt:c:s:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ukt:c:s:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'u':
 		case 'k':

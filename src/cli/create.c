@@ -40,7 +40,7 @@ static int create_run(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;

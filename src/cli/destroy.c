@@ -32,7 +32,7 @@ static int destroy_run(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+a", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a", opts, NULL)) != -1) {
 		if (c != 'a')
 			return cli_usage_error("destroy");
 		req.all = true;

@@ -70,7 +70,7 @@ static int enable_channel_run(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+uks:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "uks:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'u':
 		case 'k':

@@ -83,7 +83,7 @@ static int list_run(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+uk", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "uk", opts, NULL)) != -1) {
 		switch (c) {
 		case 'u':
 			domain = IPC_DOMAIN_UST;

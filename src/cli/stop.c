@@ -23,7 +23,7 @@ static int stop_run(int argc, char **argv)
 	struct ipc_reply rep;
 
 	optind = 1;
-	if (getopt_long(argc, argv, "+", (const struct option[]){ { NULL, 0, NULL, 0 } }, NULL) !=
+	if (getopt_long(argc, argv, "", (const struct option[]){ { NULL, 0, NULL, 0 } }, NULL) !=
 	    -1)
 		return cli_usage_error("stop");
 	if (argc - optind > 1) {

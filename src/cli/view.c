@@ -20,15 +20,18 @@
 #include "cli.h"
 #include "common/cleanup.h"
 #include "common/common.h"
+#include "session-client.h"
 
 static const char view_help[] =
-	"Usage: strata view [OPTIONS] PATH...\n"
+	"Usage: strata view [OPTIONS] [SESSION]\n"
+	"       strata view [OPTIONS] PATH...\n"
 	"       strata view [OPTIONS] --trace-path=PATH\n"
 	"\n"
 	"Print the events of every CTF trace found at or below each PATH (a trace\n"
 	"directory is one that contains a 'metadata' file), merged in time order,\n"
 	"byte for byte as babeltrace2 2.0.4 prints them. Discarded-event and\n"
-	"discarded-packet warnings go to standard error.\n"
+	"discarded-packet warnings go to standard error. Without a PATH, the trace\n"
+	"of SESSION (default: the current session) is printed.\n"
 	"\n"
 	"Options:\n"
 	"  -t, --trace-path=PATH     read the traces at or below PATH\n"
@@ -344,13 +347,54 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 	else if (a->fields_item)
 		a->pretty.field_default = STRATA_CTF_HIDE;
 
-	if (a->n_paths == 0) {
-		cli_error(
-			"No trace to read: give a trace directory (one that contains a 'metadata' "
-			"file, or a parent of such directories)");
-		return -1;
-	}
 	return 0;
+}
+
+/*
+ * `strata view` with no PATH reads the current session's trace, and a
+ * single argument without a '/' that is not an existing file names a
+ * session, as `lttng view [SESSION]` does. Paths never reach the daemon,
+ * so viewing files does not spawn one.
+ */
+static int resolve_session(struct view_args *a, char *out, size_t outlen)
+{
+	struct ipc_request req = { .cmd = IPC_CMD_LIST_SESSIONS };
+	const char *arg = NULL;
+	struct ipc_reply rep;
+	char name[IPC_NAME_MAX];
+	struct stat st;
+	int ret = -ENOENT;
+
+	if (a->n_paths > 1)
+		return 0;
+	if (a->n_paths == 1) {
+		arg = a->paths[0];
+		if (strchr(arg, '/') || stat(arg, &st) == 0 || strlen(arg) >= IPC_NAME_MAX)
+			return 0;
+	}
+	if (sc_resolve_session(arg, name) < 0)
+		return -ENOENT;
+	snprintf(req.session, sizeof(req.session), "%s", name);
+	if (sc_request(&req, &rep) < 0)
+		return -ECONNREFUSED;
+	if (rep.status < 0) {
+		sc_print_message(&rep);
+	} else {
+		for (uint32_t i = 0; i < rep.nr_sessions; i++) {
+			if (strcmp(rep.sessions[i].name, name) != 0)
+				continue;
+			snprintf(out, outlen, "%s", rep.sessions[i].output);
+			a->paths[0] = out;
+			a->n_paths = 1;
+			ret = 0;
+			break;
+		}
+		if (ret < 0)
+			cli_error("Session '%s' not found: run 'strata list' to see the sessions",
+				  name);
+	}
+	ipc_reply_release(&rep);
+	return ret;
 }
 
 /*
@@ -418,6 +462,7 @@ static int run_view(int argc, char **argv)
 {
 	_cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	struct view_args a = { 0 };
+	char session_output[IPC_PATH_MAX];
 	struct strata_ctf_reader *reader = NULL;
 	struct strata_ctf_pretty *pretty = NULL;
 	_cleanup_free_ char *errmsg = NULL;
@@ -431,6 +476,8 @@ static int run_view(int argc, char **argv)
 	a.paths = paths;
 	if (parse_args(argc, argv, &a) < 0)
 		return cli_usage_error("view");
+	if (resolve_session(&a, session_output, sizeof(session_output)) < 0)
+		return CLI_EXIT_NOTRACE;
 	ret = check_inputs(&a);
 	if (ret != CLI_EXIT_OK)
 		return ret;

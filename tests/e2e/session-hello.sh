@@ -47,6 +47,17 @@ else
 	fail "strata view failed: $(head -3 "$TMP/view.err")"
 fi
 
+# `strata view` with no path reads the current session, `strata view NAME`
+# the named one, as `lttng view` does.
+for args in "" "hello"; do
+	# shellcheck disable=SC2086
+	"$STRATA" view $args >"$TMP/view-s.out" 2>"$TMP/view-s.err" ||
+		fail "strata view $args failed: $(head -3 "$TMP/view-s.err")"
+	cmp -s "$TMP/bt.out" "$TMP/view-s.out" || fail "strata view '$args' differs from babeltrace2"
+done
+run 2 view no-such-session
+has "$ERR" "no-such-session" "view of an unknown session names it"
+
 run 0 destroy
 
 # Kernel and user space in one session, on one timeline (root, eBPF only).
