@@ -207,6 +207,52 @@ static uint64_t min_bits(const struct dnode *dn)
 	}
 }
 
+static bool flat_leaf(const struct dnode *c)
+{
+	return c->fast && ((c->kind == DN_INT && !c->notes) || c->kind == DN_FLOAT);
+}
+
+/* Partition a struct's members into runs (struct dn_flat), left to right. */
+static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
+{
+	uint32_t i = 0;
+
+	dn->runs = arena_alloc(cc->td->arena, dn->n_children * sizeof(*dn->runs));
+	dn->flat = arena_alloc(cc->td->arena, dn->n_children * sizeof(*dn->flat));
+	if (!dn->runs || !dn->flat)
+		return -ENOMEM;
+	while (i < dn->n_children) {
+		uint32_t a = dn->children[i]->align, j = i;
+		uint64_t off = 0;
+
+		if (!flat_leaf(dn->children[i])) {
+			i++;
+			continue;
+		}
+		for (; j < dn->n_children; j++) {
+			const struct dnode *c = dn->children[j];
+			uint64_t o;
+
+			if (!flat_leaf(c) || c->align > a)
+				break;
+			o = (off + c->align - 1) & ~((uint64_t)c->align - 1);
+			if (o + c->size > UINT32_MAX)
+				break;
+			dn->flat[j] = (struct dn_flat){ .type = c->type,
+							.off = (uint32_t)(o / 8),
+							.size = (uint8_t)c->size,
+							.swap = c->swap,
+							.is_signed = c->is_signed,
+							.is_float = c->kind == DN_FLOAT };
+			off = o + c->size;
+		}
+		dn->runs[i].n = j - i;
+		dn->runs[i].bits = (uint32_t)off;
+		i = j;
+	}
+	return 0;
+}
+
 static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsigned depth,
 			struct dnode **ret)
 {
@@ -261,6 +307,9 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 			if (r < 0)
 				return r;
 		}
+		r = compile_runs(cc, dn);
+		if (r < 0)
+			return r;
 		break;
 	case CTF_TYPE_VARIANT:
 		dn->kind = DN_VARIANT;
@@ -890,6 +939,82 @@ static int resolve(struct ctf_dec *d, const struct ctf_field_path *path,
 
 static int dec_node(struct ctf_dec *d, const struct dnode *dn, unsigned depth);
 
+/*
+ * Decode the run of n members starting at flat[0] (struct dn_flat). Returns
+ * false, having done nothing but align, when the run does not fit in the
+ * packet or in the value array: the member-by-member path then reports the
+ * error or grows the array exactly as it always did.
+ */
+static inline bool dec_run(struct ctf_dec *d, const struct dn_flat *flat, uint32_t n, uint32_t bits)
+{
+	struct ctf_values *o = d->out;
+	struct ctf_value *v;
+	const uint8_t *p;
+
+	if (unlikely(d->end - d->pos < bits) || unlikely(o->cap - o->n < n))
+		return false;
+	p = d->base + (d->pos >> 3);
+	v = &o->v[o->n];
+	for (uint32_t k = 0; k < n; k++, v++) {
+		const struct dn_flat *f = &flat[k];
+		const uint8_t *q = p + f->off;
+		uint64_t raw;
+
+		switch (f->size) {
+		case 8:
+			raw = *q;
+			break;
+		case 16: {
+			uint16_t x;
+
+			memcpy(&x, q, 2);
+			raw = f->swap ? __builtin_bswap16(x) : x;
+			break;
+		}
+		case 32: {
+			uint32_t x;
+
+			memcpy(&x, q, 4);
+			raw = f->swap ? __builtin_bswap32(x) : x;
+			break;
+		}
+		default: {
+			uint64_t x;
+
+			memcpy(&x, q, 8);
+			raw = f->swap ? __builtin_bswap64(x) : x;
+			break;
+		}
+		}
+		v->type = f->type;
+		v->nsub = 0;
+		v->option = 0;
+		if (f->is_float) {
+			if (f->size == 32) {
+				uint32_t x = (uint32_t)raw;
+				float fl;
+
+				memcpy(&fl, &x, sizeof(fl));
+				v->d = fl;
+			} else {
+				double db;
+
+				memcpy(&db, &raw, sizeof(db));
+				v->d = db;
+			}
+		} else if (f->is_signed && f->size < 64) {
+			uint64_t m = UINT64_C(1) << (f->size - 1);
+
+			v->u = (raw ^ m) - m;
+		} else {
+			v->u = raw;
+		}
+	}
+	o->n += n;
+	d->pos += bits;
+	return true;
+}
+
 static int dec_struct(struct ctf_dec *d, const struct dnode *dn, unsigned depth)
 {
 	uint32_t idx;
@@ -902,12 +1027,32 @@ static int dec_struct(struct ctf_dec *d, const struct dnode *dn, unsigned depth)
 		return r;
 	d->out->v[idx].nsub = NSUB_OPEN;
 	d->out->v[idx].count = dn->n_children;
-	for (uint32_t i = 0; i < dn->n_children; i++) {
+	for (uint32_t i = 0; i < dn->n_children;) {
 		const struct dnode *c = dn->children[i];
+		uint32_t n = dn->runs[i].n;
 
+		if (n) {
+			if (unlikely(d->pos & (c->align - 1))) {
+				r = align_to(d, c->align);
+				if (r < 0)
+					return r;
+			}
+			if (likely(dec_run(d, &dn->flat[i], n, dn->runs[i].bits))) {
+				i += n;
+				continue;
+			}
+			for (uint32_t e = i + n; i < e; i++) {
+				c = dn->children[i];
+				r = c->kind == DN_INT ? dec_int(d, c) : dec_node(d, c, depth + 1);
+				if (unlikely(r < 0))
+					return r;
+			}
+			continue;
+		}
 		r = c->kind == DN_INT ? dec_int(d, c) : dec_node(d, c, depth + 1);
 		if (unlikely(r < 0))
 			return r;
+		i++;
 	}
 	d->out->v[idx].nsub = d->out->n - idx - 1;
 	return 0;

@@ -36,6 +36,25 @@ enum dn_kind {
 	DN_TEXT_SEQUENCE,
 };
 
+/*
+ * A run of consecutive struct members that are byte-aligned 8/16/32/64-bit
+ * integers (without meaning or clock) or floats, none aligned more than the
+ * first: once the first is aligned, every member sits at a fixed offset, so
+ * the run decodes with one alignment and one bounds check.
+ */
+struct dn_flat {
+	const struct ctf_type *type;
+	uint32_t off; /* bytes from the run start */
+	uint8_t size; /* bits: 8, 16, 32 or 64 */
+	bool swap, is_signed, is_float;
+};
+
+/* The run starting at a struct member: n members (0: none), bits long. */
+struct dn_run {
+	uint32_t n;
+	uint32_t bits;
+};
+
 /* One range of a variant's tag enumeration mapped to an option. */
 struct dn_range {
 	uint64_t lo, hi;
@@ -63,6 +82,8 @@ struct dnode {
 	struct dn_range *ranges; /* variants, in babeltrace2's search order */
 	uint32_t n_ranges;
 	bool ranges_signed;
+	struct dn_run *runs; /* structs: per member, see struct dn_flat */
+	struct dn_flat *flat; /* structs: per member in a run */
 };
 
 /* Decoding tables for one event class. */
