@@ -68,9 +68,20 @@ struct run_batch {
 /* Producer-side memo: does a scope root type contain any text? */
 #define RUN_MEMO 64
 
+#define RUN_MEMO_TEXTS 8
+
+/*
+ * fixed: the type has no variant and no non-text array or sequence, so its
+ * values always sit at the same pre-order positions: n_vals of them, the
+ * text ones at text_off[].
+ */
 struct run_memo {
 	const struct ctf_type *type;
 	bool has_text;
+	bool fixed;
+	uint32_t n_vals;
+	uint32_t n_text;
+	uint32_t text_off[RUN_MEMO_TEXTS];
 };
 
 struct run {
@@ -164,16 +175,66 @@ static bool type_has_text(const struct ctf_type *t)
 	}
 }
 
-/* Most scopes hold numbers only: their values need no string copies. */
-static bool root_has_text(struct run *r, const struct ctf_type *t)
+static void memo_walk(struct run_memo *m, const struct ctf_type *t, unsigned depth)
+{
+	if (!m->fixed)
+		return;
+	if (depth > 64) { /* deep types just take the scan */
+		m->fixed = false;
+		return;
+	}
+	switch (t->kind) {
+	case CTF_TYPE_STRUCT:
+		m->n_vals++;
+		for (size_t i = 0; i < t->structure.n_fields; i++)
+			memo_walk(m, t->structure.fields[i].type, depth + 1);
+		return;
+	case CTF_TYPE_VARIANT:
+		m->fixed = false;
+		return;
+	case CTF_TYPE_ARRAY:
+	case CTF_TYPE_SEQUENCE:
+	case CTF_TYPE_STRING:
+		if (!is_text(t)) {
+			m->fixed = false;
+			return;
+		}
+		if (m->n_text == RUN_MEMO_TEXTS) {
+			m->fixed = false;
+			return;
+		}
+		m->text_off[m->n_text++] = m->n_vals++;
+		return;
+	default:
+		m->n_vals++;
+		return;
+	}
+}
+
+/* Most scopes hold numbers only, or text at fixed positions: skip the walk. */
+static const struct run_memo *root_memo(struct run *r, const struct ctf_type *t)
 {
 	struct run_memo *m = &r->memo[((uintptr_t)t >> 4) % RUN_MEMO];
 
 	if (m->type != t) {
 		m->type = t;
 		m->has_text = type_has_text(t);
+		m->fixed = true;
+		m->n_vals = 0;
+		m->n_text = 0;
+		memo_walk(m, t, 0);
 	}
-	return m->has_text;
+	return m;
+}
+
+static int copy_text(struct run_batch *b, struct ctf_value *v)
+{
+	if (v->str.len) {
+		v->str.ptr = copy_bytes(b, v->str.ptr, v->str.len);
+		if (!v->str.ptr)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
@@ -187,6 +248,7 @@ static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
 	for (size_t k = 0; k < ARRAY_SIZE(printed_scopes); k++) {
 		enum ctf_scope sc = printed_scopes[k];
 		const struct ctf_value *root = ev->scope[sc];
+		const struct run_memo *memo;
 		size_t n;
 
 		if (!root)
@@ -205,14 +267,15 @@ static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
 			b->cap_vals = cap;
 		}
 		memcpy(b->vals + b->n_vals, root, n * sizeof(*root));
-		for (struct ctf_value *v = b->vals + b->n_vals,
-				      *e = root_has_text(r, root->type) ? v + n : v;
-		     v < e; v++) {
-			if (is_text(v->type) && v->str.len) {
-				v->str.ptr = copy_bytes(b, v->str.ptr, v->str.len);
-				if (!v->str.ptr)
+		memo = root_memo(r, root->type);
+		if (memo->fixed && memo->n_vals == n) {
+			for (uint32_t t = 0; t < memo->n_text; t++)
+				if (copy_text(b, b->vals + b->n_vals + memo->text_off[t]) < 0)
 					return -ENOMEM;
-			}
+		} else if (memo->has_text) {
+			for (struct ctf_value *v = b->vals + b->n_vals, *e = v + n; v < e; v++)
+				if (is_text(v->type) && copy_text(b, v) < 0)
+					return -ENOMEM;
 		}
 		m->scope_off[sc] = (uint32_t)b->n_vals;
 		b->n_vals += n;
