@@ -313,16 +313,8 @@ static int channel_prepare(struct sd_session *s, const struct ipc_request *req,
 			    (unsigned long long)SD_MAX_BUFFER_BYTES);
 		return -EINVAL;
 	}
-	if (set & IPC_CHAN_OVERWRITE) {
-		if (req->overwrite && req->domain == IPC_DOMAIN_KERNEL) {
-			reply_error(
-				rep, -ENOTSUP,
-				"Overwrite (flight recorder) mode is not supported for kernel "
-				"channels: BPF ring buffers cannot overwrite; use discard mode");
-			return -ENOTSUP;
-		}
+	if (set & IPC_CHAN_OVERWRITE)
 		c->overwrite = req->overwrite;
-	}
 	if (set & IPC_CHAN_SWITCH_TIMER)
 		c->switch_timer_us = req->switch_timer_us;
 	if (set & IPC_CHAN_BUFFERS) {

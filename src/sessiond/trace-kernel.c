@@ -10,9 +10,15 @@
  *                 on_record(): the record gets its event header and is
  *                 appended to the stream's packet buffer; a full buffer is
  *                 written as one CTF packet (LTTng's packet header/context,
- *                 page-padded) plus its index entry.
+ *                 page-padded) plus its index entry. In overwrite (flight
+ *                 recorder) mode the BPF ring is still drained as in discard
+ *                 mode, but a full packet goes into a per-stream ring of
+ *                 num_subbuf packet buffers instead of the file: the oldest
+ *                 one is dropped (its sequence number stays used, so readers
+ *                 report it as discarded, like LTTng's overwrite mode).
  *   stop          kernel_channel_stop() delivers every pending record; the
- *                 partial packets are written and the metadata rewritten (it
+ *                 partial packets (and in overwrite mode the retained ones,
+ *                 oldest first) are written and the metadata rewritten (it
  *                 lists the events enabled so far), so the trace on disk is
  *                 complete when `strata stop` returns.
  *   destroy       channels released (the tracer keeps its attachments).
@@ -38,10 +44,20 @@
 #include "common/log.h"
 #include "common/common.h"
 
+/* A finished packet kept in memory (overwrite mode). */
+struct ks_packet {
+	uint8_t *buf;
+	size_t size;
+	struct ctf_packet_info pi;
+};
+
 struct ks_stream {
 	int fd;
 	int idx_fd;
 	uint8_t *buf; /* packet being filled: header space, then records */
+	struct ks_packet *ring; /* overwrite mode: nr_slots buffers, buf is ring[cur].buf */
+	unsigned int cur; /* slot being filled */
+	unsigned int kept; /* finished packets retained, in the slots before cur */
 	size_t len; /* bytes used, header included */
 	uint64_t ts_begin;
 	uint64_t ts_last;
@@ -57,6 +73,7 @@ struct ks_channel {
 	uint32_t stream_id;
 	unsigned int nr_streams;
 	size_t cap; /* packet size (the channel's sub-buffer size) */
+	unsigned int nr_slots; /* overwrite mode: packets kept per stream, else 0 */
 	bool compact;
 	int err; /* first write error, reported at stop */
 	struct ks_stream *streams;
@@ -184,16 +201,36 @@ static enum kernel_event_type event_type(uint8_t t)
 					KERNEL_EVENT_TRACEPOINT;
 }
 
-/* Write the stream's current packet (if it has events) and start a new one. */
+/* Append a finished packet to the stream file and its index entry. */
+static void write_packet(struct ks_channel *kc, struct ks_stream *st, const uint8_t *buf,
+			 size_t size, const struct ctf_packet_info *pi)
+{
+	uint8_t idx[CTF_INDEX_ENTRY_LEN];
+	int ret;
+
+	ret = ctf_write_full(st->fd, buf, size);
+	if (ret == 0) {
+		ctf_index_entry_write(idx, st->offset, pi);
+		ret = ctf_write_full(st->idx_fd, idx, sizeof(idx));
+	}
+	if (ret < 0 && !kc->err)
+		kc->err = ret;
+	st->offset += size;
+}
+
+/*
+ * Finish the stream's current packet (if it has events) and start a new one:
+ * written at once in discard mode; in overwrite mode kept in the ring, where
+ * it replaces the oldest packet once num_subbuf are held. Every finished
+ * packet takes a sequence number, so the dropped ones show as a gap.
+ */
 static void flush_packet(struct ks_channel *kc, unsigned int s)
 {
 	struct ks_stream *st = &kc->streams[s];
 	struct ctf_packet_info pi = { .stream_id = kc->stream_id,
 				      .stream_instance_id = s,
 				      .cpu_id = s };
-	uint8_t idx[CTF_INDEX_ENTRY_LEN];
 	size_t size;
-	int ret;
 
 	if (!st->has_events)
 		return;
@@ -207,16 +244,45 @@ static void flush_packet(struct ks_channel *kc, unsigned int s)
 	pi.events_discarded = kernel_channel_discarded(kc->kc, s) + st->lost;
 	ctf_packet_header_write(st->buf, &pi, false);
 	memset(st->buf + st->len, 0, size - st->len);
-	ret = ctf_write_full(st->fd, st->buf, size);
-	if (ret == 0) {
-		ctf_index_entry_write(idx, st->offset, &pi);
-		ret = ctf_write_full(st->idx_fd, idx, sizeof(idx));
+	if (kc->nr_slots) {
+		struct ks_packet *p = &st->ring[st->cur];
+
+		p->size = size;
+		p->pi = pi;
+		/* The slot filled next holds the oldest packet when all are kept. */
+		if (st->kept < kc->nr_slots - 1)
+			st->kept++;
+		st->cur = (st->cur + 1) % kc->nr_slots;
+		st->buf = st->ring[st->cur].buf;
+	} else {
+		write_packet(kc, st, st->buf, size, &pi);
 	}
-	if (ret < 0 && !kc->err)
-		kc->err = ret;
-	st->offset += size;
 	st->len = CTF_PACKET_HEADER_LEN;
 	st->has_events = false;
+}
+
+/*
+ * Overwrite mode, consumer idle: finish the partial packet and write the
+ * retained ones, oldest first (at most num_subbuf packets in all).
+ */
+static void write_retained(struct ks_channel *kc, unsigned int s)
+{
+	struct ks_stream *st = &kc->streams[s];
+	unsigned int n = kc->nr_slots, kept = st->kept, first;
+
+	if (st->has_events) {
+		/* The slot to fill next keeps its (oldest) packet: nothing is
+		 * recorded until the next start, so all n slots are written. */
+		flush_packet(kc, s);
+		kept++;
+	}
+	first = (st->cur + n - kept) % n;
+	for (unsigned int i = 0; i < kept; i++) {
+		struct ks_packet *p = &st->ring[(first + i) % n];
+
+		write_packet(kc, st, p->buf, p->size, &p->pi);
+	}
+	st->kept = 0;
 }
 
 /* LTTng's event headers; extended when the id or the time delta is too big. */
@@ -339,7 +405,13 @@ static void ks_free(struct ks_session *ks)
 				close(kc->streams[s].fd);
 			if (kc->streams[s].idx_fd >= 0)
 				close(kc->streams[s].idx_fd);
-			free(kc->streams[s].buf);
+			if (kc->streams[s].ring) {
+				for (unsigned int j = 0; j < kc->nr_slots; j++)
+					free(kc->streams[s].ring[j].buf);
+				free(kc->streams[s].ring);
+			} else {
+				free(kc->streams[s].buf);
+			}
 		}
 		free(kc->streams);
 	}
@@ -360,9 +432,22 @@ static int open_streams(struct ks_session *ks, struct ks_channel *kc)
 
 		st->fd = st->idx_fd = -1;
 		st->len = CTF_PACKET_HEADER_LEN;
-		st->buf = malloc(kc->cap);
-		if (!st->buf)
-			return -ENOMEM;
+		if (kc->nr_slots) {
+			/* Bounded by the channel's size: num_subbuf x subbuf_size. */
+			st->ring = calloc(kc->nr_slots, sizeof(*st->ring));
+			if (!st->ring)
+				return -ENOMEM;
+			for (unsigned int i = 0; i < kc->nr_slots; i++) {
+				st->ring[i].buf = malloc(kc->cap);
+				if (!st->ring[i].buf)
+					return -ENOMEM;
+			}
+			st->buf = st->ring[0].buf;
+		} else {
+			st->buf = malloc(kc->cap);
+			if (!st->buf)
+				return -ENOMEM;
+		}
 		snprintf(path, sizeof(path), "%s/%s_%u", ks->dir, kc->name, s);
 		st->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 		if (st->fd < 0)
@@ -426,6 +511,8 @@ static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_sessio
 		kc->ks = ks;
 		kc->stream_id = ks->n;
 		kc->cap = MAX(c->subbuf_size, (uint64_t)CTF_PACKET_ALIGN);
+		if (c->overwrite)
+			kc->nr_slots = MAX(c->num_subbuf, 2u);
 		snprintf(kc->name, sizeof(kc->name), "%s", c->name);
 		ret_code = kernel_channel_create(d->kernel, c->name, &attr, on_record, kc, &kc->kc,
 						 msg, IPC_MSG_MAX);
@@ -524,8 +611,12 @@ int sdk_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 
 		kernel_channel_stop(kc->kc);
 		/* The consumer thread is idle now: flush what it left. */
-		for (unsigned int st = 0; st < kc->nr_streams; st++)
-			flush_packet(kc, st);
+		for (unsigned int st = 0; st < kc->nr_streams; st++) {
+			if (kc->nr_slots)
+				write_retained(kc, st);
+			else
+				flush_packet(kc, st);
+		}
 		if (i < s->kernel.nr_channels) {
 			struct sd_channel *c = s->kernel.channels[i];
 

@@ -55,4 +55,50 @@ n=$(printf '%s\n' "$bt" | grep -c 'sched_switch')
 grep -q 'ERROR' "$TMP/bt.err" && fail "babeltrace2 errors: $(cat "$TMP/bt.err")"
 
 run 0 destroy
+
+# Overwrite (flight recorder): many packets are produced, only the newest
+# num_subbuf per CPU stream reach the file at each stop, with the workload's
+# last event. Sequence numbers count the dropped packets: the packets of the
+# second stop follow a gap, reported as discarded packets (as with LTTng).
+run 0 create ow
+TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+run 0 enable-channel -k --overwrite --subbuf-size 4096 --num-subbuf 2 ch
+# The mark is a getpgid of a pid that cannot exist: nothing else on the
+# system records an event in this channel after it (openat would, from the
+# CLI of `stop` or a parallel test, and fill the kept packets).
+run 0 enable-event -k -c ch --syscall getppid,getpgid
+run 0 list ow
+has "$OUT" "Event-loss mode:  overwrite" "list of an overwrite channel"
+flight() { # flight MARK: many getppid calls, then getpgid(MARK)
+	python3 -c 'import os, sys
+for _ in range(50000):
+    os.getppid()
+try:
+    os.getpgid(int(sys.argv[1]))
+except OSError:
+    pass' "$1"
+}
+for cycle in 1 2; do
+	run 0 start
+	flight $((2000000000 + cycle))
+	run 0 stop
+	for f in "$TRACE"/kernel/ch_*; do
+		size=$(stat -c %s "$f")
+		[ "$size" -le $((cycle * 8192)) ] ||
+			fail "$(basename "$f") holds $size bytes after $cycle stops: more than 2 packets of 4096 per stop"
+	done
+done
+babeltrace2 "$TRACE/kernel" >"$TMP/ow-bt.out" 2>"$TMP/ow-bt.err" || fail "babeltrace2 failed"
+"$STRATA" view "$TRACE/kernel" >"$TMP/ow-view.out" 2>"$TMP/ow-view.err" || fail "strata view failed"
+cmp -s "$TMP/ow-bt.out" "$TMP/ow-view.out" || fail "strata view stdout differs from babeltrace2"
+cmp -s "$TMP/ow-bt.err" "$TMP/ow-view.err" || fail "strata view stderr differs from babeltrace2"
+for cycle in 1 2; do
+	grep -q "syscall_entry_getpgid: .* pid = $((2000000000 + cycle)) }" "$TMP/ow-bt.out" ||
+		fail "the last event of workload $cycle (its getpgid mark) is not in the trace"
+done
+n=$(grep -c 'syscall_entry_getppid' "$TMP/ow-bt.out")
+[ "$n" -gt 0 ] && [ "$n" -lt 100000 ] || fail "$n getppid entries: expected some, not all"
+grep -Eq 'Tracer discarded [0-9]+ packets? ' "$TMP/ow-bt.err" ||
+	fail "no discarded packets reported: $(cat "$TMP/ow-bt.err")"
+run 0 destroy
 finish

@@ -19,6 +19,7 @@
 #define KT_DEFAULT_SUBBUF (1u << 20)
 #define KT_DEFAULT_NUM_SUBBUF 4
 #define KT_MAX_RING (1u << 30)
+#define KT_OVERWRITE_MIN_RING (4u << 20)
 
 static const char *const kt_statedump_names[] = {
 	"lttng_statedump_start",
@@ -167,12 +168,6 @@ int kernel_channel_create(struct kernel_tracer *kt, const char *name,
 	uint64_t ring = 4096;
 	int err;
 
-	if (a.overwrite) {
-		kt_why(why, len,
-		       "Overwrite (flight recorder) mode is not supported for kernel channels: BPF "
-		       "ring buffers cannot overwrite; use discard mode");
-		return -STRATA_EUNSUPPORTED;
-	}
 	for (slot = 0; slot < KR_MAX_CHAN && kt->chans[slot]; slot++)
 		;
 	if (slot == KR_MAX_CHAN) {
@@ -189,7 +184,12 @@ int kernel_channel_create(struct kernel_tracer *kt, const char *name,
 		       KT_MAX_RING >> 20);
 		return -E2BIG;
 	}
-	/* BPF rings are a power of two of at least a page. */
+	/* BPF rings are a power of two of at least a page. In overwrite mode the
+	 * ring only carries records to the consumer, which keeps the newest
+	 * sub-buffers: a small ring would drop the newest records of a burst,
+	 * so it gets room for one. */
+	if (a.overwrite)
+		ring = KT_OVERWRITE_MIN_RING;
 	while (ring < a.subbuf_size * a.num_subbuf)
 		ring <<= 1;
 	ch = calloc(1, sizeof(*ch));

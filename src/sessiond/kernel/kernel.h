@@ -68,7 +68,10 @@ int kernel_tracer_list(struct kernel_tracer *kt, bool syscalls,
 struct kernel_channel_attr {
 	uint64_t subbuf_size; /* consumer wakeup threshold; default 1 MiB */
 	uint32_t num_subbuf; /* ring size per CPU = subbuf_size * num_subbuf; default 4 */
-	bool overwrite; /* flight-recorder mode: not supported by BPF rings */
+	/* Flight-recorder mode: the BPF ring still drops new records when full
+	 * (it cannot overwrite); the record callback's owner keeps only the
+	 * newest sub-buffers (src/sessiond/trace-kernel.c). */
+	bool overwrite;
 	uint32_t read_timer_us; /* consumer poll period for the tail; default 200 ms */
 };
 

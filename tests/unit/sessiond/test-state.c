@@ -255,16 +255,6 @@ static void test_enable_channel(void **state)
 	r.domain = IPC_DOMAIN_NONE;
 	memcpy(r.channel, "c2", 3);
 	assert_int_equal(run(fx, &r, NULL), -EINVAL);
-	/* Kernel channels cannot overwrite (BPF rings): refused before anything. */
-	fx->st.hooks.kernel_check = kernel_ok_hook;
-	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
-	r.domain = IPC_DOMAIN_KERNEL;
-	r.chan_set = IPC_CHAN_OVERWRITE;
-	r.overwrite = true;
-	memcpy(r.channel, "k", 2);
-	assert_int_equal(run(fx, &r, msg), -ENOTSUP);
-	assert_non_null(strstr(msg, "not supported for kernel channels"));
-	fx->st.hooks.kernel_check = NULL;
 	/* No kernel hook: the kernel domain is refused, clearly. */
 	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
 	r.domain = IPC_DOMAIN_KERNEL;
@@ -273,6 +263,18 @@ static void test_enable_channel(void **state)
 	assert_non_null(strstr(msg, "kernel domain is not available"));
 	after = snapshot(fx);
 	assert_same(&before, &after);
+	/* Kernel channels can overwrite: the consumer keeps the newest packets. */
+	fx->st.hooks.kernel_check = kernel_ok_hook;
+	r = mkreq(IPC_CMD_ENABLE_CHANNEL, "s");
+	r.domain = IPC_DOMAIN_KERNEL;
+	r.chan_set = IPC_CHAN_OVERWRITE;
+	r.overwrite = true;
+	memcpy(r.channel, "k", 2);
+	assert_int_equal(run(fx, &r, NULL), 0);
+	c = sd_channel_find(&sd_session_find(&fx->st, "s")->kernel, "k");
+	assert_non_null(c);
+	assert_true(c->overwrite);
+	fx->st.hooks.kernel_check = NULL;
 }
 
 static void test_enable_event(void **state)
