@@ -356,6 +356,19 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 		r = compile_type(cc, elem, depth + 1, &dn->children[0]);
 		if (r < 0)
 			return r;
+		/* Elements no more aligned than their size: a run with a fixed stride. */
+		if (flat_leaf(dn->children[0]) && dn->children[0]->align <= dn->children[0]->size) {
+			const struct dnode *c = dn->children[0];
+
+			dn->flat = arena_alloc(cc->td->arena, sizeof(*dn->flat));
+			if (!dn->flat)
+				return -ENOMEM;
+			*dn->flat = (struct dn_flat){ .type = c->type,
+						      .size = (uint8_t)c->size,
+						      .swap = c->swap,
+						      .is_signed = c->is_signed,
+						      .is_float = c->kind == DN_FLOAT };
+		}
 		break;
 	}
 	default:
@@ -939,6 +952,63 @@ static int resolve(struct ctf_dec *d, const struct ctf_field_path *path,
 
 static int dec_node(struct ctf_dec *d, const struct dnode *dn, unsigned depth);
 
+/* One value of a run (struct dn_flat) from its bytes at q. */
+static inline __attribute__((always_inline)) void
+flat_value(struct ctf_value *v, const struct dn_flat *f, const uint8_t *q)
+{
+	uint64_t raw;
+
+	switch (f->size) {
+	case 8:
+		raw = *q;
+		break;
+	case 16: {
+		uint16_t x;
+
+		memcpy(&x, q, 2);
+		raw = f->swap ? __builtin_bswap16(x) : x;
+		break;
+	}
+	case 32: {
+		uint32_t x;
+
+		memcpy(&x, q, 4);
+		raw = f->swap ? __builtin_bswap32(x) : x;
+		break;
+	}
+	default: {
+		uint64_t x;
+
+		memcpy(&x, q, 8);
+		raw = f->swap ? __builtin_bswap64(x) : x;
+		break;
+	}
+	}
+	v->type = f->type;
+	v->nsub = 0;
+	v->option = 0;
+	if (f->is_float) {
+		if (f->size == 32) {
+			uint32_t x = (uint32_t)raw;
+			float fl;
+
+			memcpy(&fl, &x, sizeof(fl));
+			v->d = fl;
+		} else {
+			double db;
+
+			memcpy(&db, &raw, sizeof(db));
+			v->d = db;
+		}
+	} else if (f->is_signed && f->size < 64) {
+		uint64_t m = UINT64_C(1) << (f->size - 1);
+
+		v->u = (raw ^ m) - m;
+	} else {
+		v->u = raw;
+	}
+}
+
 /*
  * Decode the run of n members starting at flat[0] (struct dn_flat). Returns
  * false, having done nothing but align, when the run does not fit in the
@@ -955,63 +1025,34 @@ static inline bool dec_run(struct ctf_dec *d, const struct dn_flat *flat, uint32
 		return false;
 	p = d->base + (d->pos >> 3);
 	v = &o->v[o->n];
-	for (uint32_t k = 0; k < n; k++, v++) {
-		const struct dn_flat *f = &flat[k];
-		const uint8_t *q = p + f->off;
-		uint64_t raw;
-
-		switch (f->size) {
-		case 8:
-			raw = *q;
-			break;
-		case 16: {
-			uint16_t x;
-
-			memcpy(&x, q, 2);
-			raw = f->swap ? __builtin_bswap16(x) : x;
-			break;
-		}
-		case 32: {
-			uint32_t x;
-
-			memcpy(&x, q, 4);
-			raw = f->swap ? __builtin_bswap32(x) : x;
-			break;
-		}
-		default: {
-			uint64_t x;
-
-			memcpy(&x, q, 8);
-			raw = f->swap ? __builtin_bswap64(x) : x;
-			break;
-		}
-		}
-		v->type = f->type;
-		v->nsub = 0;
-		v->option = 0;
-		if (f->is_float) {
-			if (f->size == 32) {
-				uint32_t x = (uint32_t)raw;
-				float fl;
-
-				memcpy(&fl, &x, sizeof(fl));
-				v->d = fl;
-			} else {
-				double db;
-
-				memcpy(&db, &raw, sizeof(db));
-				v->d = db;
-			}
-		} else if (f->is_signed && f->size < 64) {
-			uint64_t m = UINT64_C(1) << (f->size - 1);
-
-			v->u = (raw ^ m) - m;
-		} else {
-			v->u = raw;
-		}
-	}
+	for (uint32_t k = 0; k < n; k++, v++)
+		flat_value(v, &flat[k], p + flat[k].off);
 	o->n += n;
 	d->pos += bits;
+	return true;
+}
+
+/*
+ * The same for the len elements of an array whose dn->flat is set, when the
+ * first is already aligned (align <= size keeps the others aligned).
+ */
+static bool dec_flat_array(struct ctf_dec *d, const struct dn_flat *f, uint32_t align, uint64_t len)
+{
+	struct ctf_values *o = d->out;
+	struct ctf_value *v;
+	const uint8_t *p;
+	uint32_t stride = f->size / 8;
+
+	/* len was checked against the content left, so len * size cannot wrap. */
+	if (unlikely(d->pos & (align - 1)) || unlikely(d->end - d->pos < len * f->size) ||
+	    unlikely(o->cap - o->n < len))
+		return false;
+	p = d->base + (d->pos >> 3);
+	v = &o->v[o->n];
+	for (uint64_t k = 0; k < len; k++, v++, p += stride)
+		flat_value(v, f, p);
+	o->n += (uint32_t)len;
+	d->pos += len * f->size;
 	return true;
 }
 
@@ -1124,6 +1165,10 @@ static int dec_array(struct ctf_dec *d, const struct dnode *dn, uint64_t len, un
 		return r;
 	d->out->v[idx].nsub = NSUB_OPEN;
 	d->out->v[idx].count = len;
+	if (dn->flat && likely(dec_flat_array(d, dn->flat, elem->align, len))) {
+		d->out->v[idx].nsub = d->out->n - idx - 1;
+		return 0;
+	}
 	for (uint64_t i = 0; i < len; i++) {
 		r = elem->kind == DN_INT ? dec_int(d, elem) : dec_node(d, elem, depth + 1);
 		if (unlikely(r < 0))
