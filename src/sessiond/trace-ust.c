@@ -58,6 +58,11 @@ struct us_stream {
 	int fd;
 	int idx_fd;
 	uint64_t offset;
+	bool written; /* a packet was written: the fields below are valid */
+	uint64_t last_seq; /* packet_seq_num of the last packet written */
+	uint64_t last_end; /* its timestamp_end */
+	uint64_t last_lost; /* its events_discarded */
+	uint64_t seen_lost; /* loss count the ring reported with the last packet read */
 };
 
 struct us_buffer {
@@ -145,7 +150,17 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 	pi.content_size = (uint64_t)(CTF_PACKET_HEADER_LEN + pkt->size) * 8;
 	pi.packet_size = (uint64_t)size * 8;
 	pi.packet_seq_num = pkt->seq;
-	pi.events_discarded = pkt->lost_total;
+	/*
+	 * The ring samples its loss counters when a sub-buffer is read, not
+	 * when it closed, so a packet read late would claim losses that
+	 * happened after its end (and a first packet would then read "may have
+	 * discarded" with no count). Report what was known at the previous
+	 * read instead: still cumulative and exact in total, the remainder
+	 * goes into the next packet or the final-count packet at stop.
+	 */
+	pi.events_discarded = st->written ? MAX(st->seen_lost, st->last_lost) : 0;
+	if (pkt->lost_total > st->seen_lost)
+		st->seen_lost = pkt->lost_total;
 	ctf_packet_header_write(hdr, &pi, b->trace->md.big_endian);
 	if (pad > b->pad_len) {
 		uint8_t *p = realloc(b->pad, pad);
@@ -170,6 +185,34 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 	if (ret < 0 && !b->err)
 		b->err = ret;
 	st->offset += size;
+	st->written = true;
+	st->last_seq = pkt->seq;
+	st->last_end = pkt->ts_end;
+	st->last_lost = pi.events_discarded;
+}
+
+/*
+ * Events lost after the last closed sub-buffer (the buffer was full until
+ * the end) reach no packet of the ring: write a packet without events that
+ * carries the final cumulative count, as LTTng does at stop, so the trace
+ * reports every loss. It reuses the last packet's sequence number + 1, which
+ * the ring's next sub-buffer will also carry (a repeat is no gap for
+ * readers); called with cons.lock held.
+ */
+static void write_final_count(struct us_buffer *b, unsigned int cpu)
+{
+	struct us_stream *st = &b->streams[cpu];
+	uint64_t lost = rb_consumer_lost(b->cons, cpu);
+	struct rb_packet pkt = { .cpu = cpu, .data = (const uint8_t *)"" };
+
+	if (!st->written || lost <= st->last_lost)
+		return;
+	pkt.seq = st->last_seq + 1;
+	pkt.ts_begin = st->last_end;
+	pkt.ts_end = MAX(st->last_end, now_ns());
+	pkt.lost_total = lost;
+	st->seen_lost = lost; /* what write_packet() reports */
+	write_packet(b, &pkt);
 }
 
 /* Read every closed sub-buffer of b; called with cons.lock held. */
@@ -706,6 +749,8 @@ int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 			drain(b, 0);
 			/* Whatever is still open belongs to a dead or stuck writer. */
 			drain(b, RB_READ_FORCE);
+			for (uint32_t cpu = 0; cpu < b->nr_cpus; cpu++)
+				write_final_count(b, cpu);
 			/* `strata list` shows what every buffer of the channel lost. */
 			for (uint32_t cpu = 0; cpu < b->nr_cpus && j < s->ust.nr_channels; cpu++)
 				s->ust.channels[j]->discarded += rb_consumer_lost(b->cons, cpu);

@@ -140,6 +140,13 @@ n=$(count_events "$TTRACE")
 [ "$((n + lost))" = 50000 ] ||
 	fail "recorded ($n) + discarded ($lost) events should be the 50000 emitted"
 [ "$lost" -gt 0 ] || fail "tiny buffers discarded nothing"
+# The trace itself reports every loss (events_discarded), up to the last
+# ones after the final packet closed.
+trace_lost=$("$STRATA" view "$TTRACE" 2>&1 >/dev/null |
+	sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events\{0,1\} .*/\1/p' |
+	awk '{ s += $1 } END { print s + 0 }')
+[ "$trace_lost" = "$lost" ] ||
+	fail "the trace reports $trace_lost discarded events, the daemon counted $lost"
 
 run 0 destroy -a
 
