@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -456,4 +457,37 @@ void sc_print_session(const struct ipc_session_info *s)
 	printf("    Trace output: %s\n\n", s->output);
 	print_domain(s, IPC_DOMAIN_KERNEL);
 	print_domain(s, IPC_DOMAIN_UST);
+}
+
+int sc_run_session_command(int argc, char **argv, const char *name, uint16_t ipc_cmd,
+			   const char *done)
+{
+	static const struct option no_options[] = { { NULL, 0, NULL, 0 } };
+	struct ipc_request req = { .cmd = ipc_cmd };
+	struct ipc_reply rep;
+	int status;
+
+	optind = 1;
+	if (getopt_long(argc, argv, "", no_options, NULL) != -1)
+		return cli_usage_error(name);
+	if (argc - optind > 1) {
+		cli_error("%s takes at most one session name", name);
+		return cli_usage_error(name);
+	}
+	if (sc_resolve_session(optind < argc ? argv[optind] : NULL, req.session) < 0)
+		return SC_EXIT_FAILED;
+	if (sc_request(&req, &rep) < 0)
+		return SC_EXIT_FAILED;
+	if (rep.status == -EALREADY) {
+		/* lttng prints this as a warning and exits non-zero. */
+		cli_warn("%s", rep.message);
+		ipc_reply_release(&rep);
+		return SC_EXIT_FAILED;
+	}
+	sc_print_message(&rep);
+	if (rep.status == 0)
+		printf("%s%s\n", done, req.session);
+	status = rep.status < 0 ? SC_EXIT_FAILED : CLI_EXIT_OK;
+	ipc_reply_release(&rep);
+	return status;
 }

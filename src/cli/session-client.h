@@ -10,6 +10,7 @@
 #define STRATA_CLI_SESSION_CLIENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/ipc-msg.h"
 
@@ -33,6 +34,14 @@ int sc_current_session_get(char out[IPC_NAME_MAX]);
 int sc_current_session_set(const char *name);
 /* Forget the current session if it is `name`. */
 void sc_current_session_forget(const char *name);
+
+/*
+ * The body of `strata start|stop [NAME]`: sends ipc_cmd for NAME (default:
+ * the current session) and prints done followed by the session name on
+ * success. Returns the command's exit status.
+ */
+int sc_run_session_command(int argc, char **argv, const char *name, uint16_t ipc_cmd,
+			   const char *done);
 
 /* Print rep->message as "Error: ..." (status < 0) or "Warning: ..." lines. */
 void sc_print_message(const struct ipc_reply *rep);
