@@ -58,7 +58,7 @@
 /* kr_sc_strmask[nr]: bits 0-5 flag user-string arguments, plus the flags below. */
 #define KR_SC_STRINGS 0x3f
 #define KR_SC_NORETRY_OK 0x40 /* exec: do not re-read strings after success */
-#define KR_SC_KNOWN 0x80      /* in the table; others are recorded as unknown */
+#define KR_SC_KNOWN 0x80 /* in the table; others are recorded as unknown */
 
 /* Per-tracepoint descriptor (kr_descs[index]): how long a record is. */
 struct kr_desc {

@@ -26,12 +26,12 @@
 static const struct rtest_ints ints_rows[] = {
 	{ 0, 0, 0, 0, 0, 0, 0, 0, 'Z' },
 	{ -1, 255, -1, 65535, -1, 4294967295u, -1, UINT64_MAX, -1 },
-	{ INT8_MIN, 128, INT16_MIN, 32768, INT32_MIN, 2147483648u, INT64_MIN,
-	  9223372036854775808u, (char) 0x80 },
-	{ INT8_MAX, 127, INT16_MAX, 32767, INT32_MAX, 2147483647u, INT64_MAX,
-	  9223372036854775807u, 0x7f },
-	{ 4, 1, 1024, 4660, 305419896, 3735928559u, -81985529216486896,
-	  1311768467463790320u, '\n' },
+	{ INT8_MIN, 128, INT16_MIN, 32768, INT32_MIN, 2147483648u, INT64_MIN, 9223372036854775808u,
+	  (char)0x80 },
+	{ INT8_MAX, 127, INT16_MAX, 32767, INT32_MAX, 2147483647u, INT64_MAX, 9223372036854775807u,
+	  0x7f },
+	{ 4, 1, 1024, 4660, 305419896, 3735928559u, -81985529216486896, 1311768467463790320u,
+	  '\n' },
 };
 
 /*
@@ -60,13 +60,13 @@ static void emit_ints(void)
 static void emit_floats(void)
 {
 	volatile double zero = 0.0;
-	const float fv[] = { 0.0f,	-0.0f,	   3.14159f, 1e20f,   100000.0f, 1234567.0f,
-			     -0.5f,	1.0f / 3,  FLT_MAX,  FLT_MIN, 1e-45f,    (float) INFINITY,
-			     -INFINITY, NAN,	   -NAN,     16777216.0f };
-	const double dv[] = { 0.0,	   -0.0,	2.718281828459045, 1e-300,   -123456789.0,
-			      1e100,	   DBL_MAX,	DBL_MIN,	   4.9e-324, INFINITY,
-			      -INFINITY,   zero / zero, NAN,		   0.1,	     123456.5,
-			      9007199254740993.0 };
+	const float fv[] = { 0.0f,	-0.0f,	  3.14159f, 1e20f,	100000.0f, 1234567.0f,
+			     -0.5f,	1.0f / 3, FLT_MAX,  FLT_MIN,	1e-45f,	   (float)INFINITY,
+			     -INFINITY, NAN,	  -NAN,	    16777216.0f };
+	const double dv[] = { 0.0,	    -0.0,     2.718281828459045, 1e-300,
+			      -123456789.0, 1e100,    DBL_MAX,		 DBL_MIN,
+			      4.9e-324,	    INFINITY, -INFINITY,	 zero / zero,
+			      NAN,	    0.1,      123456.5,		 9007199254740993.0 };
 
 	for (size_t i = 0; i < sizeof(fv) / sizeof(fv[0]); i++)
 		tracepoint(rtest, floats, fv[i], dv[i]);
@@ -124,7 +124,7 @@ static void emit_burst(uint64_t n)
 	static const char *const names[] = { "alpha", "beta", "gamma-delta", "d" };
 
 	for (uint64_t i = 0; i < n; i++)
-		tracepoint(rtest, load, i, (int32_t)(i * 7) - 1000, names[i & 3], (double) i / 8.0);
+		tracepoint(rtest, load, i, (int32_t)(i * 7) - 1000, names[i & 3], (double)i / 8.0);
 }
 
 static void emit_mixed(uint64_t n)
@@ -143,18 +143,18 @@ static void emit_mixed(uint64_t n)
 			tracepoint(rtest, string, strings[(i >> 3) % 8]);
 			break;
 		case 2: {
-			const struct rtest_arrays a = { "text\"12", 1 + (i >> 3) % 7, arr, seq,
-							(i >> 3) % 8, bytes };
+			const struct rtest_arrays a = { "text\"12", 1 + (i >> 3) % 7, arr,
+							seq,	    (i >> 3) % 8,     bytes };
 
 			tracepoint(rtest, arrays, &a);
 			break;
 		}
 		case 3:
-			tracepoint(rtest, enums, (int) ((i >> 3) % 30), (uint32_t) (i >> 3) & 7);
+			tracepoint(rtest, enums, (int)((i >> 3) % 30), (uint32_t)(i >> 3) & 7);
 			break;
 		default:
-			tracepoint(rtest, load, i, (int32_t) (i * 7) - 1000, names[i & 3],
-				   (double) i / 8.0);
+			tracepoint(rtest, load, i, (int32_t)(i * 7) - 1000, names[i & 3],
+				   (double)i / 8.0);
 			break;
 		}
 	}
@@ -172,14 +172,15 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "paced") == 0) {
 		for (unsigned long i = 0; i < a; i++) {
 			emit_all();
-			usleep((useconds_t) b);
+			usleep((useconds_t)b);
 		}
 	} else if (strcmp(mode, "burst") == 0) {
 		emit_burst(a);
 	} else if (strcmp(mode, "mixed") == 0) {
 		emit_mixed(a);
 	} else {
-		fprintf(stderr, "usage: %s all [ITERS] | paced ITERS USEC | burst N | mixed N\n", argv[0]);
+		fprintf(stderr, "usage: %s all [ITERS] | paced ITERS USEC | burst N | mixed N\n",
+			argv[0]);
 		return 2;
 	}
 	return 0;

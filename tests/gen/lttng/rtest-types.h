@@ -18,9 +18,9 @@ struct rtest_ints {
 };
 
 struct rtest_arrays {
-	const char *text;     /* at least 8 bytes readable */
-	size_t text_len;      /* sequence length, may include NULs */
-	const int32_t *arr;   /* 4 elements */
+	const char *text; /* at least 8 bytes readable */
+	size_t text_len; /* sequence length, may include NULs */
+	const int32_t *arr; /* 4 elements */
 	const uint16_t *seq;
 	size_t seq_len;
 	const uint8_t *bytes; /* 6 elements, printed as numbers */
