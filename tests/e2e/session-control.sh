@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: MIT
 # The session control plane end to end: a real strata-sessiond in a private
 # run directory (so the user's daemon is never touched), driven by the real
@@ -10,51 +10,7 @@ set -u
 
 STRATA=$1
 export STRATA_SESSIOND_PATH=$2
-TMP=$(mktemp -d /tmp/strata-e2e-session.XXXXXX) || exit 1
-export STRATA_RUNDIR="$TMP/run" HOME="$TMP/home"
-unset STRATA_HOME XDG_RUNTIME_DIR
-mkdir -p "$HOME"
-FAILS=0
-
-cleanup() {
-	pidfile="$STRATA_RUNDIR/sessiond.pid"
-	if [ -s "$pidfile" ]; then
-		pid=$(cat "$pidfile")
-		kill -TERM "$pid" 2>/dev/null
-		# Not our child: wait for it to exit (bounded), then make sure.
-		timeout 5 tail --pid="$pid" -f /dev/null 2>/dev/null
-		kill -KILL "$pid" 2>/dev/null
-	fi
-	rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	FAILS=$((FAILS + 1))
-}
-
-# run EXPECTED_STATUS ARGS...: runs strata, keeps stdout in $OUT, stderr in $ERR
-run() {
-	want=$1
-	shift
-	"$STRATA" "$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	OUT=$(cat "$TMP/out")
-	ERR=$(cat "$TMP/err")
-	if [ "$got" != "$want" ]; then
-		fail "strata $* exited $got, expected $want"
-		echo "  stdout: $OUT"
-		echo "  stderr: $ERR"
-	fi
-}
-
-has() { # has TEXT NEEDLE WHAT
-	case "$1" in
-	*"$2"*) ;;
-	*) fail "$3: '$2' not found in: $1" ;;
-	esac
-}
+. "$(dirname "$0")/session-lib.sh"
 
 # No current session yet: a clear error.
 run 1 status
@@ -204,9 +160,4 @@ has "$ERR" "Too many arguments" "create a b"
 run 0 create --help
 has "$OUT" "Usage: strata create" "create --help"
 
-if [ $FAILS -ne 0 ]; then
-	echo "$FAILS check(s) failed"
-	exit 1
-fi
-echo "all session control checks passed"
-exit 0
+finish
