@@ -89,22 +89,24 @@ static int base_of(struct tsdl_parser *p, const struct tsdl_val *v, uint32_t *re
 	return tsdl_error(p->err, v->line, "invalid `base` attribute");
 }
 
-/* `name =` at the start of an attribute; returns 1 when it is `:=`. */
-static int parse_attr_name(struct tsdl_parser *p, char *buf, size_t size)
+/*
+ * One `name = value` attribute of an integer, floating_point or string
+ * block (`what`), up to the value; a `:=` there is an error.
+ */
+static int parse_attr(struct tsdl_parser *p, const char *what, char *buf, size_t size,
+		      struct tsdl_val *v)
 {
+	unsigned line = tsdl_cur(p)->line;
 	int ret = tsdl_parse_dotted(p, buf, size);
 
 	if (ret)
 		return ret;
-	if (tsdl_is_punct(p, TSDL_P_EQ)) {
-		p->pos++;
-		return 0;
-	}
-	if (tsdl_is_punct(p, TSDL_P_TYPEASSIGN)) {
-		p->pos++;
-		return 1;
-	}
-	return tsdl_unexpected(p, "'=' or ':='");
+	if (tsdl_is_punct(p, TSDL_P_TYPEASSIGN))
+		return tsdl_error(p->err, line, "unexpected ':=' in %s", what);
+	if (!tsdl_is_punct(p, TSDL_P_EQ))
+		return tsdl_unexpected(p, "'=' or ':='");
+	p->pos++;
+	return tsdl_parse_value(p, v);
 }
 
 /* ---- scalar types ---- */
@@ -183,12 +185,7 @@ int tsdl_parse_integer(struct tsdl_parser *p, struct ctf_type **ret_t)
 		struct tsdl_val v;
 		unsigned aline = tsdl_cur(p)->line;
 
-		ret = parse_attr_name(p, name, sizeof(name));
-		if (ret > 0)
-			ret = tsdl_error(p->err, aline, "unexpected ':=' in integer");
-		if (ret)
-			goto fail;
-		ret = tsdl_parse_value(p, &v);
+		ret = parse_attr(p, "integer", name, sizeof(name), &v);
 		if (ret)
 			goto fail;
 		if (!strcmp(name, "size")) {
@@ -273,12 +270,7 @@ int tsdl_parse_float(struct tsdl_parser *p, struct ctf_type **ret_t)
 		struct tsdl_val v;
 		unsigned aline = tsdl_cur(p)->line;
 
-		ret = parse_attr_name(p, name, sizeof(name));
-		if (ret > 0)
-			ret = tsdl_error(p->err, aline, "unexpected ':=' in floating_point");
-		if (ret)
-			goto fail;
-		ret = tsdl_parse_value(p, &v);
+		ret = parse_attr(p, "floating_point", name, sizeof(name), &v);
 		if (ret)
 			goto fail;
 		if (!strcmp(name, "exp_dig")) {
@@ -351,12 +343,7 @@ int tsdl_parse_string(struct tsdl_parser *p, struct ctf_type **ret_t)
 			struct tsdl_val v;
 			unsigned aline = tsdl_cur(p)->line;
 
-			ret = parse_attr_name(p, name, sizeof(name));
-			if (ret > 0)
-				ret = tsdl_error(p->err, aline, "unexpected ':=' in string");
-			if (ret)
-				goto fail;
-			ret = tsdl_parse_value(p, &v);
+			ret = parse_attr(p, "string", name, sizeof(name), &v);
 			if (ret)
 				goto fail;
 			if (!strcmp(name, "encoding")) {
