@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CTF 1.8 decoding tables: compile IR types into dnodes and per-scope decode
+ * programs once per trace (see decode.h). The hot loop is in decode.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strata/error.h>
+
+#include "ctf/decode.h"
+#include "common/common.h"
+
+/* --- arena: every dnode and table of a trace, freed at once ------------- */
+
+struct ctf_dec_arena {
+	void **ptrs;
+	size_t n, cap;
+};
+
+static void *arena_alloc(struct ctf_dec_arena *a, size_t size)
+{
+	void *p;
+
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		void **ptrs = realloc(a->ptrs, cap * sizeof(*ptrs));
+
+		if (!ptrs)
+			return NULL;
+		a->ptrs = ptrs;
+		a->cap = cap;
+	}
+	p = calloc(1, size ? size : 1);
+	if (p)
+		a->ptrs[a->n++] = p;
+	return p;
+}
+
+static void arena_destroy(struct ctf_dec_arena *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n; i++)
+		free(a->ptrs[i]);
+	free(a->ptrs);
+	free(a);
+}
+
+/* --- compilation ---------------------------------------------------------- */
+
+struct compile_ctx {
+	struct ctf_trace_dec *td;
+	const struct ctf_type *scope_type[CTF_SCOPE_COUNT];
+	char *errbuf;
+	size_t errlen;
+};
+
+static const struct ctf_type *path_target(const struct compile_ctx *cc,
+					  const struct ctf_field_path *path)
+{
+	const struct ctf_type *t;
+
+	if (path->scope >= CTF_SCOPE_COUNT)
+		return NULL;
+	t = cc->scope_type[path->scope];
+	for (uint32_t i = 0; t && i < path->len; i++) {
+		uint32_t step = path->index[i];
+
+		while (t && (t->kind == CTF_TYPE_ARRAY || t->kind == CTF_TYPE_SEQUENCE))
+			t = t->kind == CTF_TYPE_ARRAY ? t->array.elem : t->sequence.elem;
+		if (!t)
+			return NULL;
+		if (t->kind == CTF_TYPE_STRUCT) {
+			if (step >= t->structure.n_fields)
+				return NULL;
+			t = t->structure.fields[step].type;
+		} else if (t->kind == CTF_TYPE_VARIANT) {
+			if (step >= t->variant.n_options)
+				return NULL;
+			t = t->variant.options[step].type;
+		} else {
+			return NULL;
+		}
+	}
+	return t;
+}
+
+static int compile_fail(struct compile_ctx *cc, const char *msg)
+{
+	if (cc->errbuf && cc->errlen)
+		snprintf(cc->errbuf, cc->errlen, "%s", msg);
+	return -STRATA_EMETADATA;
+}
+
+static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsigned depth,
+			struct dnode **ret);
+
+/* Byte-aligned 8/16/32/64-bit values load with one memcpy (and a bswap). */
+static void set_fast(struct dnode *dn)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	dn->swap = dn->bo == CTF_BO_BE;
+#else
+	dn->swap = dn->bo == CTF_BO_LE;
+#endif
+	dn->fast = dn->align % 8 == 0 &&
+		   (dn->size == 8 || dn->size == 16 || dn->size == 32 || dn->size == 64);
+}
+
+static int compile_int(struct dnode *dn, const struct ctf_type *it)
+{
+	dn->kind = DN_INT;
+	dn->size = it->integer.size;
+	dn->is_signed = it->integer.is_signed;
+	dn->bo = (uint8_t)it->integer.bo;
+	dn->clock = it->integer.clock;
+	dn->meaning = (uint8_t)it->integer.meaning;
+	if (dn->size < 1 || dn->size > 64)
+		return -STRATA_EMETADATA;
+	dn->notes = dn->meaning != CTF_MEANING_NONE || dn->clock >= 0;
+	set_fast(dn);
+	return 0;
+}
+
+static int compile_variant(struct compile_ctx *cc, struct dnode *dn, const struct ctf_type *t)
+{
+	const struct ctf_type *tag = path_target(cc, &t->variant.tag);
+	const struct ctf_type *cont;
+	size_t n = 0;
+
+	dn->path = &t->variant.tag;
+	if (!tag || tag->kind != CTF_TYPE_ENUM || !tag->enumeration.container)
+		return compile_fail(cc, "variant tag is not an enumeration");
+	cont = tag->enumeration.container;
+	dn->ranges_signed = cont->kind == CTF_TYPE_INT && cont->integer.is_signed;
+	for (size_t o = 0; o < t->variant.n_options; o++)
+		for (size_t m = 0; m < tag->enumeration.n_mappings; m++)
+			if (strcmp(tag->enumeration.mappings[m].label,
+				   t->variant.options[o].orig_name) == 0)
+				n++;
+	dn->ranges = arena_alloc(cc->td->arena, n * sizeof(*dn->ranges));
+	if (!dn->ranges)
+		return -ENOMEM;
+	/* babeltrace2 order: options in declaration order, then their ranges. */
+	for (size_t o = 0; o < t->variant.n_options; o++) {
+		for (size_t m = 0; m < tag->enumeration.n_mappings; m++) {
+			const struct ctf_enum_mapping *mp = &tag->enumeration.mappings[m];
+
+			if (strcmp(mp->label, t->variant.options[o].orig_name) != 0)
+				continue;
+			dn->ranges[dn->n_ranges].lo = mp->lo.u;
+			dn->ranges[dn->n_ranges].hi = mp->hi.u;
+			dn->ranges[dn->n_ranges].option = (uint32_t)o;
+			dn->n_ranges++;
+		}
+	}
+	return 0;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* Lower bound on the bits an instance takes, to reject absurd lengths early. */
+static uint64_t min_bits(const struct dnode *dn)
+{
+	uint64_t m = 0;
+
+	switch (dn->kind) {
+	case DN_INT:
+	case DN_FLOAT:
+		return dn->size;
+	case DN_STRING:
+		return 8;
+	case DN_STRUCT:
+		for (uint32_t i = 0; i < dn->n_children; i++)
+			m = sat_add(m, dn->children[i]->min_bits);
+		return m;
+	case DN_VARIANT:
+		m = UINT64_MAX;
+		for (uint32_t i = 0; i < dn->n_children; i++)
+			m = MIN(m, dn->children[i]->min_bits);
+		return dn->n_children ? m : 0;
+	case DN_ARRAY:
+		return sat_mul(dn->length, dn->children[0]->min_bits);
+	case DN_TEXT_ARRAY:
+		return sat_mul(dn->length, 8);
+	default:
+		return 0;
+	}
+}
+
+static bool flat_leaf(const struct dnode *c)
+{
+	return c->fast && ((c->kind == DN_INT && !c->notes) || c->kind == DN_FLOAT);
+}
+
+/* Partition a struct's members into runs (struct dn_flat), left to right. */
+static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
+{
+	uint32_t i = 0;
+
+	dn->runs = arena_alloc(cc->td->arena, dn->n_children * sizeof(*dn->runs));
+	dn->flat = arena_alloc(cc->td->arena, dn->n_children * sizeof(*dn->flat));
+	if (!dn->runs || !dn->flat)
+		return -ENOMEM;
+	while (i < dn->n_children) {
+		uint32_t a = dn->children[i]->align, j = i;
+		uint64_t off = 0;
+
+		if (!flat_leaf(dn->children[i])) {
+			i++;
+			continue;
+		}
+		for (; j < dn->n_children; j++) {
+			const struct dnode *c = dn->children[j];
+			uint64_t o;
+
+			if (!flat_leaf(c) || c->align > a)
+				break;
+			o = (off + c->align - 1) & ~((uint64_t)c->align - 1);
+			if (o + c->size > UINT32_MAX)
+				break;
+			dn->flat[j] = (struct dn_flat){ .type = c->type,
+							.off = (uint32_t)(o / 8),
+							.size = (uint8_t)c->size,
+							.swap = c->swap,
+							.is_signed = c->is_signed,
+							.is_float = c->kind == DN_FLOAT };
+			off = o + c->size;
+		}
+		dn->runs[i].n = j - i;
+		dn->runs[i].bits = (uint32_t)off;
+		i = j;
+	}
+	return 0;
+}
+
+static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsigned depth,
+			struct dnode **ret)
+{
+	struct dnode *dn;
+	int r;
+
+	if (!t)
+		return compile_fail(cc, "missing field type");
+	if (depth > CTF_DEC_MAX_DEPTH)
+		return compile_fail(cc, "types nested too deeply");
+	dn = arena_alloc(cc->td->arena, sizeof(*dn));
+	if (!dn)
+		return -ENOMEM;
+	dn->type = t;
+	dn->clock = -1;
+	dn->align = t->align ? t->align : 1;
+	if (dn->align & (dn->align - 1))
+		return compile_fail(cc, "alignment is not a power of two");
+	switch (t->kind) {
+	case CTF_TYPE_INT:
+		if (compile_int(dn, t) < 0)
+			return compile_fail(cc, "integer size out of range");
+		break;
+	case CTF_TYPE_ENUM:
+		if (!t->enumeration.container || t->enumeration.container->kind != CTF_TYPE_INT)
+			return compile_fail(cc, "enumeration without an integer container");
+		if (compile_int(dn, t->enumeration.container) < 0)
+			return compile_fail(cc, "integer size out of range");
+		dn->is_enum = true;
+		break;
+	case CTF_TYPE_FLOAT:
+		dn->kind = DN_FLOAT;
+		dn->size = t->flt.exp_dig + t->flt.mant_dig;
+		dn->bo = (uint8_t)t->flt.bo;
+		if (dn->size != 32 && dn->size != 64)
+			return compile_fail(cc, "unsupported floating point size");
+		set_fast(dn);
+		break;
+	case CTF_TYPE_STRING:
+		dn->kind = DN_STRING;
+		dn->align = MAX(dn->align, 8u);
+		break;
+	case CTF_TYPE_STRUCT:
+		dn->kind = DN_STRUCT;
+		dn->n_children = (uint32_t)t->structure.n_fields;
+		dn->children = arena_alloc(cc->td->arena, dn->n_children * sizeof(*dn->children));
+		if (!dn->children)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < dn->n_children; i++) {
+			r = compile_type(cc, t->structure.fields[i].type, depth + 1,
+					 &dn->children[i]);
+			if (r < 0)
+				return r;
+		}
+		r = compile_runs(cc, dn);
+		if (r < 0)
+			return r;
+		break;
+	case CTF_TYPE_VARIANT:
+		dn->kind = DN_VARIANT;
+		dn->align = 1; /* the selected option aligns itself */
+		dn->n_children = (uint32_t)t->variant.n_options;
+		dn->children = arena_alloc(cc->td->arena, dn->n_children * sizeof(*dn->children));
+		if (!dn->children)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < dn->n_children; i++) {
+			r = compile_type(cc, t->variant.options[i].type, depth + 1,
+					 &dn->children[i]);
+			if (r < 0)
+				return r;
+		}
+		r = compile_variant(cc, dn, t);
+		if (r < 0)
+			return r;
+		break;
+	case CTF_TYPE_ARRAY:
+	case CTF_TYPE_SEQUENCE: {
+		bool seq = t->kind == CTF_TYPE_SEQUENCE;
+		bool text = seq ? t->sequence.is_text : t->array.is_text;
+		const struct ctf_type *elem = seq ? t->sequence.elem : t->array.elem;
+
+		if (seq) {
+			const struct ctf_type *lt = path_target(cc, &t->sequence.length);
+
+			dn->path = &t->sequence.length;
+			if (!lt || (lt->kind != CTF_TYPE_INT && lt->kind != CTF_TYPE_ENUM))
+				return compile_fail(cc, "sequence length is not an integer");
+		} else {
+			dn->length = t->array.length;
+		}
+		if (text) {
+			dn->kind = seq ? DN_TEXT_SEQUENCE : DN_TEXT_ARRAY;
+			dn->align = MAX(dn->align, 8u);
+			break;
+		}
+		dn->kind = seq ? DN_SEQUENCE : DN_ARRAY;
+		dn->n_children = 1;
+		dn->children = arena_alloc(cc->td->arena, sizeof(*dn->children));
+		if (!dn->children)
+			return -ENOMEM;
+		r = compile_type(cc, elem, depth + 1, &dn->children[0]);
+		if (r < 0)
+			return r;
+		/* Elements no more aligned than their size: a run with a fixed stride. */
+		if (flat_leaf(dn->children[0]) && dn->children[0]->align <= dn->children[0]->size) {
+			const struct dnode *c = dn->children[0];
+
+			dn->flat = arena_alloc(cc->td->arena, sizeof(*dn->flat));
+			if (!dn->flat)
+				return -ENOMEM;
+			*dn->flat = (struct dn_flat){ .type = c->type,
+						      .size = (uint8_t)c->size,
+						      .swap = c->swap,
+						      .is_signed = c->is_signed,
+						      .is_float = c->kind == DN_FLOAT };
+		}
+		break;
+	}
+	default:
+		return compile_fail(cc, "unknown field type");
+	}
+	dn->min_bits = min_bits(dn);
+	*ret = dn;
+	return 0;
+}
+
+static int compile_root(struct compile_ctx *cc, const struct ctf_type *t, struct dnode **ret)
+{
+	*ret = NULL;
+	if (!t)
+		return 0;
+	if (t->kind != CTF_TYPE_STRUCT)
+		return compile_fail(cc, "scope root is not a structure");
+	return compile_type(cc, t, 0, ret);
+}
+
+/* Finds a top-level packet context member with a meaning. */
+static bool has_meaning(const struct ctf_type *st, enum ctf_meaning m, bool need_clock)
+{
+	if (!st)
+		return false;
+	for (size_t i = 0; i < st->structure.n_fields; i++) {
+		const struct ctf_type *t = st->structure.fields[i].type;
+
+		if (t && t->kind == CTF_TYPE_ENUM)
+			t = t->enumeration.container;
+		if (t && t->kind == CTF_TYPE_INT && t->integer.meaning == m &&
+		    (!need_clock || t->integer.clock >= 0))
+			return true;
+	}
+	return false;
+}
+
+static int compile_sc(struct compile_ctx *cc, const struct ctf_stream_class *sc,
+		      struct ctf_sc_dec *scd)
+{
+	uint64_t max_id = 0;
+	int r;
+
+	scd->sc = sc;
+	cc->scope_type[CTF_SCOPE_PACKET_CONTEXT] = sc->packet_context;
+	cc->scope_type[CTF_SCOPE_EVENT_HEADER] = sc->event_header;
+	cc->scope_type[CTF_SCOPE_STREAM_EVENT_CONTEXT] = sc->event_context;
+	cc->scope_type[CTF_SCOPE_EVENT_CONTEXT] = NULL;
+	cc->scope_type[CTF_SCOPE_EVENT_PAYLOAD] = NULL;
+	r = compile_root(cc, sc->packet_context, &scd->packet_context);
+	if (r == 0)
+		r = compile_root(cc, sc->event_header, &scd->event_header);
+	if (r == 0)
+		r = compile_root(cc, sc->event_context, &scd->event_context);
+	if (r < 0)
+		return r;
+
+	scd->has_ts_begin = has_meaning(sc->packet_context, CTF_MEANING_TS_BEGIN, true);
+	scd->has_ts_end = has_meaning(sc->packet_context, CTF_MEANING_TS_END, true);
+	scd->has_disc_events = has_meaning(sc->packet_context, CTF_MEANING_DISC_EVENTS, false);
+	scd->has_seq_num = has_meaning(sc->packet_context, CTF_MEANING_SEQ_NUM, false);
+	scd->has_content_size = has_meaning(sc->packet_context, CTF_MEANING_CONTENT_SIZE, false);
+	scd->has_packet_size = has_meaning(sc->packet_context, CTF_MEANING_PACKET_SIZE, false);
+
+	scd->ecs = arena_alloc(cc->td->arena, sc->n_events * sizeof(*scd->ecs));
+	if (!scd->ecs)
+		return -ENOMEM;
+	for (size_t i = 0; i < sc->n_events; i++) {
+		const struct ctf_event_class *ec = sc->events[i];
+
+		scd->ecs[i].ec = ec;
+		cc->scope_type[CTF_SCOPE_EVENT_CONTEXT] = ec->context;
+		cc->scope_type[CTF_SCOPE_EVENT_PAYLOAD] = ec->payload;
+		r = compile_root(cc, ec->context, &scd->ecs[i].context);
+		if (r == 0)
+			r = compile_root(cc, ec->payload, &scd->ecs[i].payload);
+		if (r < 0)
+			return r;
+		max_id = MAX(max_id, ec->id);
+	}
+	/* Dense table for the usual small, contiguous event ids. */
+	if (sc->n_events && max_id < 65536) {
+		scd->n_dense = max_id + 1;
+		scd->ec_dense = arena_alloc(cc->td->arena, scd->n_dense * sizeof(*scd->ec_dense));
+		if (!scd->ec_dense)
+			return -ENOMEM;
+		for (size_t i = 0; i < sc->n_events; i++)
+			scd->ec_dense[sc->events[i]->id] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+int ctf_trace_dec_create(const struct ctf_trace_class *tc, struct ctf_trace_dec **ret, char *errbuf,
+			 size_t errlen)
+{
+	struct compile_ctx cc = { .errbuf = errbuf, .errlen = errlen };
+	struct ctf_trace_dec *td = calloc(1, sizeof(*td));
+	int r = -ENOMEM;
+
+	if (!td)
+		return -ENOMEM;
+	td->tc = tc;
+	td->arena = calloc(1, sizeof(*td->arena));
+	if (!td->arena)
+		goto err;
+	cc.td = td;
+	cc.scope_type[CTF_SCOPE_PACKET_HEADER] = tc->packet_header;
+	r = compile_root(&cc, tc->packet_header, &td->packet_header);
+	if (r < 0)
+		goto err;
+	r = -ENOMEM;
+	td->scs = arena_alloc(td->arena, tc->n_streams * sizeof(*td->scs));
+	td->clock_base_ns = arena_alloc(td->arena, tc->n_clocks * sizeof(*td->clock_base_ns));
+	td->clock_base_ok = arena_alloc(td->arena, tc->n_clocks * sizeof(*td->clock_base_ok));
+	if (!td->scs || !td->clock_base_ns || !td->clock_base_ok)
+		goto err;
+	for (size_t i = 0; i < tc->n_streams; i++) {
+		r = compile_sc(&cc, tc->streams[i], &td->scs[i]);
+		if (r < 0)
+			goto err;
+	}
+	for (size_t i = 0; i < tc->n_clocks; i++) {
+		const struct ctf_clock_class *clk = &tc->clocks[i];
+		int64_t s_ns;
+
+		td->clock_base_ok[i] =
+			!__builtin_mul_overflow(clk->offset_s, INT64_C(1000000000), &s_ns) &&
+			!__builtin_add_overflow(
+				s_ns, (int64_t)ctf_clock_value_ns(clk->freq, clk->offset_cycles),
+				&td->clock_base_ns[i]);
+	}
+	*ret = td;
+	return 0;
+err:
+	ctf_trace_dec_destroy(td);
+	return r;
+}
+
+void ctf_trace_dec_destroy(struct ctf_trace_dec *td)
+{
+	if (!td)
+		return;
+	arena_destroy(td->arena);
+	free(td);
+}
+
+const struct ctf_sc_dec *ctf_trace_dec_sc(const struct ctf_trace_dec *td, uint64_t id)
+{
+	size_t lo = 0, hi = td->tc->n_streams;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t mid_id = td->tc->streams[mid]->id;
+
+		if (mid_id == id)
+			return &td->scs[mid];
+		if (mid_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct ctf_ec_dec *ctf_sc_dec_ec(const struct ctf_sc_dec *scd, uint64_t id)
+{
+	size_t lo = 0, hi = scd->sc->n_events;
+
+	if (id < scd->n_dense) {
+		uint32_t i = scd->ec_dense[id];
+
+		return i ? &scd->ecs[i - 1] : NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t mid_id = scd->sc->events[mid]->id;
+
+		if (mid_id == id)
+			return &scd->ecs[mid];
+		if (mid_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
