@@ -38,6 +38,12 @@ struct strata_ctf_reader_options {
 	int64_t clock_offset_ns;
 	/* Treat every clock as absolute (babeltrace2 --clock-force-correlate). */
 	bool force_correlate;
+	/*
+	 * Decode every field with the generic tree walk instead of the
+	 * compiled decode programs: slower, the same messages; the reference
+	 * the tests compare the programs with.
+	 */
+	bool generic_decode;
 };
 
 enum strata_ctf_status {
@@ -53,11 +59,11 @@ enum strata_ctf_msg_type {
 };
 
 struct strata_ctf_discarded {
-	uint64_t count;    /* 0: unknown ("may have discarded") */
+	uint64_t count; /* 0: unknown ("may have discarded") */
 	bool has_range;
-	int64_t begin_ns;  /* from origin, valid when has_range */
+	int64_t begin_ns; /* from origin, valid when has_range */
 	int64_t end_ns;
-	const char *trace_name;  /* babeltrace2's trace name, e.g. "vm/ust/uid/0/64-bit" */
+	const char *trace_name; /* babeltrace2's trace name, e.g. "vm/ust/uid/0/64-bit" */
 	const uint8_t *trace_uuid; /* 16 bytes or NULL */
 	const char *stream_path; /* absolute normalized path of the stream's first file */
 	uint64_t stream_class_id;
@@ -67,7 +73,7 @@ struct strata_ctf_discarded {
 
 struct strata_ctf_msg {
 	enum strata_ctf_msg_type type;
-	const struct strata_ctf_event *event;   /* STRATA_CTF_MSG_EVENT */
+	const struct strata_ctf_event *event; /* STRATA_CTF_MSG_EVENT */
 	struct strata_ctf_discarded discarded; /* the other two */
 };
 
@@ -111,8 +117,7 @@ int64_t strata_ctf_event_ns(const struct strata_ctf_event *ev);
 const char *strata_ctf_event_name(const struct strata_ctf_event *ev);
 uint64_t strata_ctf_event_class_id(const struct strata_ctf_event *ev);
 /* Trace environment entry (e.g. "hostname", "procname", "vpid"); false if absent. */
-bool strata_ctf_event_env_str(const struct strata_ctf_event *ev, const char *key,
-			      const char **ret);
+bool strata_ctf_event_env_str(const struct strata_ctf_event *ev, const char *key, const char **ret);
 bool strata_ctf_event_env_int(const struct strata_ctf_event *ev, const char *key, int64_t *ret);
 
 /*
@@ -122,8 +127,7 @@ bool strata_ctf_event_env_int(const struct strata_ctf_event *ev, const char *key
  * result is not NUL-terminated: *ret_len bytes). False when absent or of
  * another kind.
  */
-bool strata_ctf_event_field_int(const struct strata_ctf_event *ev, const char *name,
-				int64_t *ret);
+bool strata_ctf_event_field_int(const struct strata_ctf_event *ev, const char *name, int64_t *ret);
 bool strata_ctf_event_field_str(const struct strata_ctf_event *ev, const char *name,
 				const char **ret, uint32_t *ret_len);
 

@@ -54,6 +54,7 @@ static void arena_destroy(struct ctf_dec_arena *a)
 
 struct compile_ctx {
 	struct ctf_trace_dec *td;
+	bool generic; /* no programs, no static field paths */
 	const struct ctf_type *scope_type[CTF_SCOPE_COUNT];
 	char *errbuf;
 	size_t errlen;
@@ -87,6 +88,76 @@ static const struct ctf_type *path_target(const struct compile_ctx *cc,
 		}
 	}
 	return t;
+}
+
+/* Values one instance of t always takes, or UINT64_MAX when that varies. */
+static uint64_t fixed_values(const struct ctf_type *t, unsigned depth)
+{
+	uint64_t n = 1, e;
+
+	if (!t || depth > CTF_DEC_MAX_DEPTH)
+		return UINT64_MAX;
+	switch (t->kind) {
+	case CTF_TYPE_INT:
+	case CTF_TYPE_ENUM:
+	case CTF_TYPE_FLOAT:
+	case CTF_TYPE_STRING:
+		return 1;
+	case CTF_TYPE_STRUCT:
+		for (size_t i = 0; i < t->structure.n_fields; i++) {
+			e = fixed_values(t->structure.fields[i].type, depth + 1);
+			if (e == UINT64_MAX || e > CTF_DEC_MAX_VALUES)
+				return UINT64_MAX;
+			n += e;
+			if (n > CTF_DEC_MAX_VALUES)
+				return UINT64_MAX;
+		}
+		return n;
+	case CTF_TYPE_ARRAY:
+		if (t->array.is_text)
+			return 1;
+		e = fixed_values(t->array.elem, depth + 1);
+		if (e == UINT64_MAX || t->array.length > CTF_DEC_MAX_VALUES ||
+		    e * t->array.length > CTF_DEC_MAX_VALUES)
+			return UINT64_MAX;
+		return 1 + e * t->array.length;
+	case CTF_TYPE_SEQUENCE:
+		return t->sequence.is_text ? 1 : UINT64_MAX;
+	default:
+		return UINT64_MAX;
+	}
+}
+
+/*
+ * The offset of a field path's target from its scope's root value when it
+ * is the same for every instance: each step goes through a struct whose
+ * earlier members take a fixed number of values (struct dnode.path_off).
+ */
+static uint32_t static_path_off(const struct compile_ctx *cc, const struct ctf_field_path *path)
+{
+	const struct ctf_type *t;
+	uint64_t off = 0, e;
+
+	if (cc->generic || path->scope >= CTF_SCOPE_COUNT)
+		return CTF_DEC_NO_OFF;
+	t = cc->scope_type[path->scope];
+	for (uint32_t s = 0; s < path->len; s++) {
+		if (!t || t->kind != CTF_TYPE_STRUCT || path->index[s] >= t->structure.n_fields)
+			return CTF_DEC_NO_OFF;
+		off++;
+		for (uint32_t k = 0; k < path->index[s]; k++) {
+			e = fixed_values(t->structure.fields[k].type, 0);
+			if (e == UINT64_MAX)
+				return CTF_DEC_NO_OFF;
+			off += e;
+			if (off >= CTF_DEC_MAX_VALUES)
+				return CTF_DEC_NO_OFF;
+		}
+		t = t->structure.fields[path->index[s]].type;
+	}
+	if (!t || (t->kind != CTF_TYPE_INT && t->kind != CTF_TYPE_ENUM))
+		return CTF_DEC_NO_OFF;
+	return (uint32_t)off;
 }
 
 static int compile_fail(struct compile_ctx *cc, const char *msg)
@@ -133,6 +204,7 @@ static int compile_variant(struct compile_ctx *cc, struct dnode *dn, const struc
 	size_t n = 0;
 
 	dn->path = &t->variant.tag;
+	dn->path_off = static_path_off(cc, dn->path);
 	if (!tag || tag->kind != CTF_TYPE_ENUM || !tag->enumeration.container)
 		return compile_fail(cc, "variant tag is not an enumeration");
 	cont = tag->enumeration.container;
@@ -263,6 +335,7 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 		return -ENOMEM;
 	dn->type = t;
 	dn->clock = -1;
+	dn->path_off = CTF_DEC_NO_OFF;
 	dn->align = t->align ? t->align : 1;
 	if (dn->align & (dn->align - 1))
 		return compile_fail(cc, "alignment is not a power of two");
@@ -333,6 +406,7 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 			const struct ctf_type *lt = path_target(cc, &t->sequence.length);
 
 			dn->path = &t->sequence.length;
+			dn->path_off = static_path_off(cc, dn->path);
 			if (!lt || (lt->kind != CTF_TYPE_INT && lt->kind != CTF_TYPE_ENUM))
 				return compile_fail(cc, "sequence length is not an integer");
 		} else {
@@ -374,14 +448,135 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 	return 0;
 }
 
+/* --- decode programs (struct dprog) --------------------------------------- */
+
+struct prog_build {
+	struct dp_insn *v;
+	uint32_t n, cap;
+};
+
+static int emit(struct prog_build *pb, struct dp_insn in)
+{
+	if (pb->n == pb->cap) {
+		uint32_t cap = pb->cap ? pb->cap * 2 : 16;
+		struct dp_insn *v = realloc(pb->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		pb->v = v;
+		pb->cap = cap;
+	}
+	pb->v[pb->n++] = in;
+	return 0;
+}
+
+static int build_prog(struct compile_ctx *cc, const struct dnode *dn, unsigned depth,
+		      const struct dprog **ret);
+
+/* Append dn (at nesting depth, inside nest inline structs) to pb. */
+static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct dnode *dn,
+		   unsigned depth, unsigned nest)
+{
+	struct dp_insn in = { .op = DP_NODE, .depth = depth, .dn = dn };
+	int r;
+
+	switch (dn->kind) {
+	case DN_INT:
+		in.op = DP_INT;
+		break;
+	case DN_STRING:
+		in.op = DP_STRING;
+		break;
+	case DN_TEXT_ARRAY:
+		in.op = DP_TEXT_ARRAY;
+		break;
+	case DN_STRUCT:
+		if (nest >= CTF_DEC_PROG_NEST)
+			break;
+		in.op = DP_BEGIN;
+		r = emit(pb, in);
+		for (uint32_t i = 0; r == 0 && i < dn->n_children;) {
+			uint32_t n = dn->runs[i].n;
+
+			if (n) {
+				r = emit(pb, (struct dp_insn){ .op = DP_RUN,
+							       .depth = depth + 1,
+							       .n = n,
+							       .bits = dn->runs[i].bits,
+							       .dn = dn->children[i],
+							       .members = &dn->children[i],
+							       .flat = &dn->flat[i] });
+				i += n;
+			} else {
+				r = flatten(cc, pb, dn->children[i], depth + 1, nest + 1);
+				i++;
+			}
+		}
+		if (r < 0)
+			return r;
+		in.op = DP_END;
+		break;
+	case DN_VARIANT: {
+		const struct dprog **opts;
+
+		if (dn->path_off == CTF_DEC_NO_OFF)
+			break;
+		opts = arena_alloc(cc->td->arena, dn->n_children * sizeof(*opts));
+		if (!opts)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < dn->n_children; i++) {
+			r = build_prog(cc, dn->children[i], depth + 1, &opts[i]);
+			if (r < 0)
+				return r;
+		}
+		in.op = DP_VARIANT;
+		in.opts = opts;
+		break;
+	}
+	default:
+		break;
+	}
+	return emit(pb, in);
+}
+
+static int build_prog(struct compile_ctx *cc, const struct dnode *dn, unsigned depth,
+		      const struct dprog **ret)
+{
+	struct prog_build pb = { 0 };
+	struct dp_insn *insn;
+	struct dprog *pg;
+	int r = flatten(cc, &pb, dn, depth, 0);
+
+	if (r < 0)
+		goto out;
+	r = -ENOMEM;
+	pg = arena_alloc(cc->td->arena, sizeof(*pg));
+	insn = arena_alloc(cc->td->arena, pb.n * sizeof(*insn));
+	if (!pg || !insn)
+		goto out;
+	memcpy(insn, pb.v, pb.n * sizeof(*insn));
+	pg->insn = insn;
+	pg->n = pb.n;
+	*ret = pg;
+	r = 0;
+out:
+	free(pb.v);
+	return r;
+}
+
 static int compile_root(struct compile_ctx *cc, const struct ctf_type *t, struct dnode **ret)
 {
+	int r;
+
 	*ret = NULL;
 	if (!t)
 		return 0;
 	if (t->kind != CTF_TYPE_STRUCT)
 		return compile_fail(cc, "scope root is not a structure");
-	return compile_type(cc, t, 0, ret);
+	r = compile_type(cc, t, 0, ret);
+	if (r < 0 || cc->generic)
+		return r;
+	return build_prog(cc, *ret, 0, &(*ret)->prog);
 }
 
 /* Finds a top-level packet context member with a meaning. */
@@ -459,7 +654,13 @@ static int compile_sc(struct compile_ctx *cc, const struct ctf_stream_class *sc,
 int ctf_trace_dec_create(const struct ctf_trace_class *tc, struct ctf_trace_dec **ret, char *errbuf,
 			 size_t errlen)
 {
-	struct compile_ctx cc = { .errbuf = errbuf, .errlen = errlen };
+	return ctf_trace_dec_create_opts(tc, false, ret, errbuf, errlen);
+}
+
+int ctf_trace_dec_create_opts(const struct ctf_trace_class *tc, bool generic,
+			      struct ctf_trace_dec **ret, char *errbuf, size_t errlen)
+{
+	struct compile_ctx cc = { .generic = generic, .errbuf = errbuf, .errlen = errlen };
 	struct ctf_trace_dec *td = calloc(1, sizeof(*td));
 	int r = -ENOMEM;
 

@@ -292,7 +292,31 @@ static int dec_float(struct ctf_dec *d, const struct dnode *dn)
 	return 0;
 }
 
-static int dec_string(struct ctf_dec *d, const struct dnode *dn)
+/*
+ * memchr(p, 0, avail) for the short strings of most events: eight bytes at
+ * a time within avail, without a libc call per string.
+ */
+static inline const uint8_t *find_nul(const uint8_t *p, uint64_t avail)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	uint64_t k = 0;
+
+	for (; k + 8 <= avail && k < 32; k += 8) {
+		uint64_t x, z;
+
+		memcpy(&x, p + k, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+		x = __builtin_bswap64(x); /* the first byte in memory lowest */
+#endif
+		/* Exact up to the lowest zero byte, which is all we use. */
+		z = (x - ones) & ~x & (ones << 7);
+		if (z)
+			return p + k + (unsigned)__builtin_ctzll(z) / 8;
+	}
+	return memchr(p + k, 0, avail - k);
+}
+
+static inline int dec_string(struct ctf_dec *d, const struct dnode *dn)
 {
 	const uint8_t *p, *nul;
 	uint64_t avail;
@@ -303,7 +327,7 @@ static int dec_string(struct ctf_dec *d, const struct dnode *dn)
 		return r;
 	p = d->base + (d->pos >> 3);
 	avail = (d->end - d->pos) >> 3;
-	nul = memchr(p, 0, avail);
+	nul = find_nul(p, avail);
 	if (!nul)
 		return fail(d, "string is not terminated before the end of the packet content");
 	if ((uint64_t)(nul - p) > UINT32_MAX)
@@ -317,7 +341,7 @@ static int dec_string(struct ctf_dec *d, const struct dnode *dn)
 	return 0;
 }
 
-static int dec_text(struct ctf_dec *d, const struct dnode *dn, uint64_t len)
+static inline int dec_text(struct ctf_dec *d, const struct dnode *dn, uint64_t len)
 {
 	const uint8_t *p, *nul;
 	uint32_t idx;
@@ -328,7 +352,7 @@ static int dec_text(struct ctf_dec *d, const struct dnode *dn, uint64_t len)
 	if (len > (d->end - d->pos) / 8 || len > UINT32_MAX)
 		return fail(d, "text array goes past the end of the packet content");
 	p = d->base + (d->pos >> 3);
-	nul = memchr(p, 0, len);
+	nul = find_nul(p, len);
 	r = vpush(d, dn->type, &idx);
 	if (r < 0)
 		return r;
@@ -562,11 +586,29 @@ static int dec_struct(struct ctf_dec *d, const struct dnode *dn, unsigned depth)
 	return 0;
 }
 
-static int dec_variant(struct ctf_dec *d, const struct dnode *dn, unsigned depth)
+/* The tag or length a variant or sequence refers to: static offset first. */
+static inline int resolve_dn(struct ctf_dec *d, const struct dnode *dn,
+			     const struct ctf_value **ret)
+{
+	if (dn->path_off != CTF_DEC_NO_OFF) {
+		const struct ctf_scope_root *root = &d->root[dn->path->scope];
+
+		/* Decoded: everything before it in pre-order is complete. */
+		if (root->present && root->vals->n - root->idx > dn->path_off) {
+			*ret = &root->vals->v[root->idx + dn->path_off];
+			return 0;
+		}
+	}
+	return resolve(d, dn->path, ret);
+}
+
+/* Push the variant's value with the option its tag selects. */
+static inline int variant_open(struct ctf_dec *d, const struct dnode *dn, uint32_t *ret_idx,
+			       uint32_t *ret_opt)
 {
 	const struct ctf_value *tag;
 	uint32_t idx, opt = UINT32_MAX;
-	int r = resolve(d, dn->path, &tag);
+	int r = resolve_dn(d, dn, &tag);
 
 	if (r < 0)
 		return r;
@@ -588,6 +630,18 @@ static int dec_variant(struct ctf_dec *d, const struct dnode *dn, unsigned depth
 		return r;
 	d->out->v[idx].nsub = NSUB_OPEN;
 	d->out->v[idx].option = opt;
+	*ret_idx = idx;
+	*ret_opt = opt;
+	return 0;
+}
+
+static int dec_variant(struct ctf_dec *d, const struct dnode *dn, unsigned depth)
+{
+	uint32_t idx, opt;
+	int r = variant_open(d, dn, &idx, &opt);
+
+	if (r < 0)
+		return r;
 	r = dec_node(d, dn->children[opt], depth + 1);
 	if (r < 0)
 		return r;
@@ -599,7 +653,7 @@ static int seq_length(struct ctf_dec *d, const struct dnode *dn, uint64_t *ret)
 {
 	const struct ctf_value *lv;
 	const struct ctf_type *lt;
-	int r = resolve(d, dn->path, &lv);
+	int r = resolve_dn(d, dn, &lv);
 
 	if (r < 0)
 		return r;
@@ -676,6 +730,79 @@ static int dec_node(struct ctf_dec *d, const struct dnode *dn, unsigned depth)
 	}
 }
 
+/* Run a decode program (struct dprog): the tree walk's values and errors. */
+static int exec_prog(struct ctf_dec *d, const struct dprog *pg)
+{
+	uint32_t open[CTF_DEC_PROG_NEST + 1], n_open = 0, idx, opt;
+	int r;
+
+	for (const struct dp_insn *in = pg->insn, *e = in + pg->n; in < e; in++) {
+		const struct dnode *dn = in->dn;
+
+		switch (in->op) {
+		case DP_BEGIN:
+			r = align_to(d, dn->align);
+			if (likely(r == 0))
+				r = vpush(d, dn->type, &idx);
+			if (unlikely(r < 0))
+				return r;
+			d->out->v[idx].nsub = NSUB_OPEN;
+			d->out->v[idx].count = dn->n_children;
+			open[n_open++] = idx;
+			break;
+		case DP_END:
+			idx = open[--n_open];
+			d->out->v[idx].nsub = d->out->n - idx - 1;
+			break;
+		case DP_RUN:
+			if (unlikely(d->pos & (dn->align - 1))) {
+				r = align_to(d, dn->align);
+				if (r < 0)
+					return r;
+			}
+			if (likely(dec_run(d, in->flat, in->n, in->bits)))
+				break;
+			for (uint32_t i = 0; i < in->n; i++) {
+				const struct dnode *c = in->members[i];
+
+				r = c->kind == DN_INT ? dec_int(d, c) : dec_node(d, c, in->depth);
+				if (unlikely(r < 0))
+					return r;
+			}
+			break;
+		case DP_INT:
+			r = dec_int(d, dn);
+			if (unlikely(r < 0))
+				return r;
+			break;
+		case DP_STRING:
+			r = dec_string(d, dn);
+			if (unlikely(r < 0))
+				return r;
+			break;
+		case DP_TEXT_ARRAY:
+			r = dec_text(d, dn, dn->length);
+			if (unlikely(r < 0))
+				return r;
+			break;
+		case DP_VARIANT:
+			r = variant_open(d, dn, &idx, &opt);
+			if (likely(r == 0))
+				r = exec_prog(d, in->opts[opt]);
+			if (unlikely(r < 0))
+				return r;
+			d->out->v[idx].nsub = d->out->n - idx - 1;
+			break;
+		default:
+			r = dec_node(d, dn, in->depth);
+			if (unlikely(r < 0))
+				return r;
+			break;
+		}
+	}
+	return 0;
+}
+
 int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *root,
 		 uint32_t *ret_idx)
 {
@@ -683,5 +810,7 @@ int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *
 	dec->root[scope].vals = dec->out;
 	dec->root[scope].idx = dec->out->n;
 	dec->root[scope].present = true;
+	if (root->prog)
+		return exec_prog(dec, root->prog);
 	return dec_node(dec, root, 0);
 }

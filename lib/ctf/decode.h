@@ -8,6 +8,15 @@
  * event-class lookup tables. Decoding writes `struct ctf_value` entries in
  * pre-order into a reused array and allocates nothing once warmed up.
  *
+ * Each scope root also gets a decode program (struct dprog): the tree
+ * flattened into a linear list of instructions, so the common layouts
+ * (nested structs, runs of fixed-layout members, strings, text arrays,
+ * variants whose tag sits at a fixed value offset) decode in one loop
+ * without recursion; anything else falls back to the tree walk for that
+ * subtree. Both paths produce the same values and the same errors; tests
+ * compare them (ctf_trace_dec_create_opts(generic = true) turns programs
+ * and static field paths off).
+ *
  * Invariant: every read is checked against the packet's content end, which
  * the caller has already checked against the mapped file size.
  */
@@ -61,6 +70,13 @@ struct dn_range {
 	uint32_t option;
 };
 
+/* No static value offset for a field path (see dnode.path_off). */
+#define CTF_DEC_NO_OFF UINT32_MAX
+/* Struct nesting a program opens inline; deeper structs use the tree walk. */
+#define CTF_DEC_PROG_NEST 16u
+
+struct dprog;
+
 struct dnode {
 	uint8_t kind; /* enum dn_kind */
 	uint8_t bo; /* enum ctf_byte_order (ints, floats) */
@@ -78,12 +94,45 @@ struct dnode {
 	struct dnode **children;
 	uint64_t length; /* static arrays */
 	const struct ctf_field_path *path; /* sequence length, variant tag */
+	/*
+	 * The path's target is always this many values after its scope's
+	 * root value (every value before it in pre-order has a fixed count),
+	 * or CTF_DEC_NO_OFF.
+	 */
+	uint32_t path_off;
+	const struct dprog *prog; /* scope roots: the decode program, or NULL */
 	uint64_t min_bits; /* least bits one instance takes (saturating) */
 	struct dn_range *ranges; /* variants, in babeltrace2's search order */
 	uint32_t n_ranges;
 	bool ranges_signed;
 	struct dn_run *runs; /* structs: per member, see struct dn_flat */
 	struct dn_flat *flat; /* structs: per member in a run */
+};
+
+enum dp_op {
+	DP_BEGIN, /* open a struct value (dn) */
+	DP_END, /* close the innermost struct opened by DP_BEGIN */
+	DP_RUN, /* n members of a run (struct dn_flat), tree walk if it does not fit */
+	DP_INT, /* an integer or enum, any layout */
+	DP_STRING,
+	DP_TEXT_ARRAY,
+	DP_VARIANT, /* tag at a static offset: run the selected option's program */
+	DP_NODE, /* anything else: the tree walk of dn */
+};
+
+struct dp_insn {
+	uint8_t op; /* enum dp_op */
+	uint32_t depth; /* nesting of dn, as the tree walk counts it */
+	uint32_t n, bits; /* DP_RUN: members, bits (struct dn_run) */
+	const struct dnode *dn; /* DP_RUN: the first member */
+	struct dnode *const *members; /* DP_RUN: members[0..n) */
+	const struct dn_flat *flat; /* DP_RUN: flat[0..n) */
+	const struct dprog *const *opts; /* DP_VARIANT: one program per option */
+};
+
+struct dprog {
+	uint32_t n;
+	const struct dp_insn *insn;
 };
 
 /* Decoding tables for one event class. */
@@ -127,6 +176,12 @@ struct ctf_trace_dec {
  */
 int ctf_trace_dec_create(const struct ctf_trace_class *tc, struct ctf_trace_dec **ret, char *errbuf,
 			 size_t errlen);
+/*
+ * The same; generic = true compiles no programs nor static field paths,
+ * so every scope decodes with the tree walk (reference for tests).
+ */
+int ctf_trace_dec_create_opts(const struct ctf_trace_class *tc, bool generic,
+			      struct ctf_trace_dec **ret, char *errbuf, size_t errlen);
 void ctf_trace_dec_destroy(struct ctf_trace_dec *td);
 
 /* The stream class decoding tables for stream class id, or NULL. */

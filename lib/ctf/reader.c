@@ -156,7 +156,8 @@ static size_t class_count(const struct ctf_trace_class *tc)
  * same instance id are joined across directories, and the trace name has
  * no path suffix.
  */
-static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, size_t first)
+static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, size_t first,
+		      const struct strata_ctf_reader_options *opts)
 {
 	struct ctf_reader_trace *rt, **nt;
 	char **dirs = NULL;
@@ -195,7 +196,8 @@ static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, s
 	{
 		char tmp[256] = "";
 
-		ret = ctf_trace_dec_create(rt->t.tc, &rt->td, tmp, sizeof(tmp));
+		ret = ctf_trace_dec_create_opts(rt->t.tc, opts && opts->generic_decode, &rt->td,
+						tmp, sizeof(tmp));
 		if (ret < 0) {
 			snprintf(r->err, sizeof(r->err), "%.700s/metadata: %s", rt->t.path,
 				 ret == -ENOMEM ? strata_strerror(ret) : tmp);
@@ -271,7 +273,7 @@ int strata_ctf_reader_create(const char *const *paths, unsigned n_paths,
 	for (size_t i = 0; i < n_found; i++) {
 		if (parsed[i].used)
 			continue;
-		ret = open_group(r, parsed, n_found, i);
+		ret = open_group(r, parsed, n_found, i, opts);
 		if (ret < 0)
 			goto err;
 	}

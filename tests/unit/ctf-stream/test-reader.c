@@ -5,6 +5,7 @@
  * discarded-event accounting on real LTTng traces, and every malformed
  * trace fails cleanly with the file and offset named.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -369,6 +370,98 @@ static void test_clock_offset_option(void **state)
 	strata_ctf_reader_destroy(b);
 }
 
+/* Everything two readers of the same input return, compared message by message. */
+static void compare_readers(const char *rel, const struct strata_ctf_reader_options *oa,
+			    const struct strata_ctf_reader_options *ob, unsigned *ret_events)
+{
+	struct strata_ctf_reader *a = NULL, *b = NULL;
+	char buf[1600], *ea = NULL, *eb = NULL;
+	const char *p = trace_path(rel, buf, sizeof(buf));
+	int ra = strata_ctf_reader_create(&p, 1, oa, &a, &ea);
+	int rb = strata_ctf_reader_create(&p, 1, ob, &b, &eb);
+
+	assert_int_equal(ra, rb);
+	if (ra < 0) {
+		assert_string_equal(ea, eb);
+		free(ea);
+		free(eb);
+		return;
+	}
+	for (;;) {
+		struct strata_ctf_msg ma, mb;
+		enum strata_ctf_status sa = strata_ctf_reader_next(a, &ma);
+		enum strata_ctf_status sb = strata_ctf_reader_next(b, &mb);
+
+		assert_int_equal(sa, sb);
+		if (sa == STRATA_CTF_ERROR)
+			assert_string_equal(strata_ctf_reader_last_error(a),
+					    strata_ctf_reader_last_error(b));
+		if (sa != STRATA_CTF_OK)
+			break;
+		assert_int_equal(ma.type, mb.type);
+		if (ma.type != STRATA_CTF_MSG_EVENT) {
+			assert_true(ma.discarded.count == mb.discarded.count);
+			assert_int_equal(ma.discarded.has_range, mb.discarded.has_range);
+			assert_true(ma.discarded.begin_ns == mb.discarded.begin_ns);
+			assert_true(ma.discarded.end_ns == mb.discarded.end_ns);
+			assert_string_equal(ma.discarded.stream_path, mb.discarded.stream_path);
+			continue;
+		}
+		(*ret_events)++;
+		assert_true(ma.event->ec->id == mb.event->ec->id);
+		assert_int_equal(ma.event->has_clock, mb.event->has_clock);
+		assert_true(ma.event->cycles == mb.event->cycles);
+		assert_true(ma.event->ns == mb.event->ns);
+		for (int s = 0; s < CTF_SCOPE_COUNT; s++) {
+			assert_true(!ma.event->scope[s] == !mb.event->scope[s]);
+			if (ma.event->scope[s])
+				values_equal(ma.event->scope[s], mb.event->scope[s]);
+		}
+	}
+	strata_ctf_reader_destroy(a);
+	strata_ctf_reader_destroy(b);
+}
+
+/* Every trace of the corpus, well-formed or not, with the options a and b. */
+static void compare_corpus(const struct strata_ctf_reader_options *oa,
+			   const struct strata_ctf_reader_options *ob)
+{
+	static const char *const dirs[] = { "gen", "lttng", "bad" };
+	unsigned events = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		char path[1200];
+		struct dirent *de;
+		DIR *d;
+
+		d = opendir(trace_path(dirs[i], path, sizeof(path)));
+		assert_non_null(d);
+		while ((de = readdir(d))) {
+			char rel[512];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(rel, sizeof(rel), "%s/%s", dirs[i], de->d_name);
+			compare_readers(rel, oa, ob, &events);
+		}
+		closedir(d);
+	}
+	assert_true(events > 1000);
+}
+
+/*
+ * The compiled decode programs (static field paths, flattened structs,
+ * runs, inline strings) against the generic tree walk: every value of
+ * every event, and the same errors on the malformed traces.
+ */
+static void test_programs_match_tree_walk(void **state)
+{
+	struct strata_ctf_reader_options walk = { .generic_decode = true };
+
+	(void)state;
+	compare_corpus(NULL, &walk);
+}
+
 int main(void)
 {
 	const char *src = getenv("STRATA_SOURCE_ROOT");
@@ -381,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_clock_offset_option),
 		cmocka_unit_test(test_stale_empty_strings),
 		cmocka_unit_test(test_rotation_merge),
+		cmocka_unit_test(test_programs_match_tree_walk),
 	};
 
 	snprintf(traces, sizeof(traces), "%s/tests/traces", src ? src : ".");
