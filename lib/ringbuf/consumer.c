@@ -23,7 +23,8 @@
 struct rb_cons_cpu {
 	uint64_t consumed; /* next sub-buffer to read (discard: authoritative) */
 	uint64_t lost_local; /* records skipped by the consumer (dead writers) */
-	uint64_t lost_total; /* last reported, kept monotonic */
+	uint64_t lost_packet; /* lost_total of the last packet read (monotonic) */
+	uint64_t lost_total; /* last rb_consumer_lost() (monotonic) */
 	uint64_t last_ts_end;
 	uint64_t hole_pos; /* hole being timed, valid if hole_since_ms */
 	uint64_t hole_since_ms;
@@ -96,14 +97,9 @@ int rb_consumer_create(struct rb_channel *ch, const struct rb_consumer_opts *opt
 /* Sum of the shared lost counters plus ours; never decreases. */
 static uint64_t lost_total(struct rb_consumer *cons, uint32_t cpu)
 {
-	struct rb_cpu_ctl *ctl = rb_cpu_ctl(cons->ch, cpu);
 	struct rb_cons_cpu *cc = &cons->cpus[cpu];
-	uint64_t t = cc->lost_local;
+	uint64_t t = cc->lost_local + rb_lost_shared(rb_cpu_ctl(cons->ch, cpu));
 
-	t += atomic_load_explicit(&ctl->lost_full, memory_order_relaxed);
-	t += atomic_load_explicit(&ctl->lost_big, memory_order_relaxed);
-	t += atomic_load_explicit(&ctl->lost_wrap, memory_order_relaxed);
-	t += atomic_load_explicit(&ctl->lost_overwrite, memory_order_relaxed);
 	if (t > cc->lost_total)
 		cc->lost_total = t;
 	return cc->lost_total;
@@ -141,6 +137,22 @@ static int load_ts(_Atomic uint64_t *ts_word, _Atomic uint64_t *seq_word, uint64
 	if (s1 != seq + 1 || atomic_load_explicit(seq_word, memory_order_relaxed) != s1)
 		return 0;
 	*ret_ts = ts;
+	return 1;
+}
+
+/* Read ts_end/lost_end published by the closer of seq; 0 if not for seq. */
+static int load_end(struct rb_subbuf_ctl *sb, uint64_t seq, uint64_t *ret_ts, uint64_t *ret_lost)
+{
+	/* pairs with the closer's store-release of end_seq (D) */
+	uint64_t s1 = atomic_load_explicit(&sb->end_seq, memory_order_acquire);
+	uint64_t ts = atomic_load_explicit(&sb->ts_end, memory_order_relaxed);
+	uint64_t lost = atomic_load_explicit(&sb->lost_end, memory_order_relaxed);
+
+	atomic_thread_fence(memory_order_acquire);
+	if (s1 != seq + 1 || atomic_load_explicit(&sb->end_seq, memory_order_relaxed) != s1)
+		return 0;
+	*ret_ts = ts;
+	*ret_lost = lost;
 	return 1;
 }
 
@@ -236,18 +248,24 @@ static int walk_subbuf(struct rb_consumer *cons, uint32_t cpu, uint64_t c, unsig
 	return 0;
 }
 
-static void fill_times(struct rb_consumer *cons, uint32_t cpu, uint64_t seq, struct rb_packet *pkt)
+/*
+ * Times and the loss count as of the close (layout.h "Loss accounting").
+ * Without a valid close record (its closer died before publishing it, or an
+ * app wrote garbage) the count is sampled now: later, never lower.
+ */
+static void fill_close(struct rb_consumer *cons, uint32_t cpu, uint64_t seq, struct rb_packet *pkt)
 {
 	struct rb_subbuf_ctl *sb = rb_subbuf_ctl(cons->ch, cpu, seq);
 	struct rb_cons_cpu *cc = &cons->cpus[cpu];
-	uint64_t b, e;
+	uint64_t b, e, lost = UINT64_MAX;
 
 	if (!load_ts(&sb->ts_begin, &sb->begin_seq, seq, &b))
 		b = cc->last_ts_end;
-	if (!load_ts(&sb->ts_end, &sb->end_seq, seq, &e) || e < b)
+	if (!load_end(sb, seq, &e, &lost) || e < b)
 		e = b;
 	pkt->ts_begin = b;
 	pkt->ts_end = e;
+	pkt->lost_total = MIN(lost, rb_lost_shared(rb_cpu_ctl(cons->ch, cpu)));
 }
 
 int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int flags,
@@ -298,14 +316,14 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 		if (r < 0)
 			return r;
 		/*
-		 * Times before releasing the sub-buffer: once consumed_pos moves,
-		 * producers reuse its ts slots. The walk's acquire loads of the
+		 * Times and losses before releasing the sub-buffer: once
+		 * consumed_pos moves, producers reuse its close record. The walk's acquire loads of the
 		 * last header made the closer's ts_end visible (store_ts comes
 		 * before its PADDING/COMMITTED release store). In overwrite mode
 		 * the write_pos re-check below also validates them.
 		 */
 		pkt.seq = c >> ch->subbuf_shift;
-		fill_times(cons, cpu, pkt.seq, &pkt);
+		fill_close(cons, cpu, pkt.seq, &pkt);
 		if (ch->mode == RB_MODE_OVERWRITE) {
 			uint64_t expected = c;
 
@@ -335,7 +353,8 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 		cc->lost_local += skipped;
 		pkt.cpu = cpu;
 		cc->last_ts_end = pkt.ts_end;
-		pkt.lost_total = lost_total(cons, cpu);
+		cc->lost_packet = MAX(cc->lost_packet, pkt.lost_total + cc->lost_local);
+		pkt.lost_total = cc->lost_packet;
 		*ret_pkt = pkt;
 		return 0;
 	}
@@ -403,6 +422,7 @@ int rb_consumer_flush(struct rb_consumer *cons, unsigned int cpu, uint64_t now_t
 		atomic_store_explicit(&sb->end_seq, 0, memory_order_relaxed);
 		atomic_thread_fence(memory_order_release);
 		atomic_store_explicit(&sb->ts_end, ts, memory_order_relaxed);
+		atomic_store_explicit(&sb->lost_end, rb_lost_shared(ctl), memory_order_relaxed);
 		/* pairs with load_ts()'s load-acquire (D) */
 		atomic_store_explicit(&sb->end_seq, seq + 1, memory_order_release);
 		/* pairs with walk_subbuf()'s load-acquire of headers (B) */

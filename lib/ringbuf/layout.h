@@ -13,6 +13,7 @@
  *   | word size,      |   consumed_pos (own cache line)       |
  *   | geometry,       |   lost_* counters                     |
  *   | wakeup_armed    |   rb_subbuf_ctl[num_subbufs]          |
+ *   |                 |     (ts at open/close, lost at close) |
  *   +-----------------+---------------------------------------+----------------
  *
  *   cpu data = num_subbufs sub-buffers of subbuf_size bytes (cpu_buf_size):
@@ -100,6 +101,22 @@
  * Exactly one of the two CASes wins, so each record is either delivered or
  * counted lost, never both.
  *
+ * Loss accounting: the lost_* counters only grow. Whoever closes a
+ * sub-buffer (the reserver that moves past its end, an exact fit, or the
+ * consumer's flush) stores ts_end and lost_end = their sum, then end_seq
+ * (store-release, D), before the PADDING/COMMITTED store that makes the
+ * sub-buffer readable. The consumer reports, per packet, the cumulative
+ * losses as of its close: max(previous packet's, min(lost_end, sum now) +
+ * records it skipped itself); untrusted lost_end is bounded by the sum now
+ * and monotonic by the max. Consecutive packets' differences thus partition
+ * the losses exactly (a loss racing with a close is in that packet or a
+ * later one, never two), and losses after the last close are reported by
+ * rb_consumer_lost() for a final packet.
+ *
+ *   losses:         x         x  x     x x x x    x
+ *   sub-buffers: [   k    ][  k+1   ][  k+2   ][ k+3 (open)
+ *   lost_end:             1         3         7   (rb_consumer_lost: 8)
+ *
  * Wakeups: wakeup_armed in the header is set by the consumer before it sleeps
  * on the eventfd; the producer whose reservation closes a sub-buffer does, in
  * rb_commit, fence(seq_cst); if (armed && xchg(armed, 0)) write(eventfd).
@@ -124,7 +141,8 @@
  *   A. producer load-acquire consumed_pos  <-> consumer store-release consumed_pos
  *   B. producer store-release COMMITTED hdr <-> consumer load-acquire hdr
  *   C. producer CAS write_pos (acq_rel)     <-> consumer load-acquire write_pos
- *   D. producer store-release subbuf ts     <-> consumer load-acquire subbuf ts
+ *   D. producer store-release begin_seq/end_seq (after ts, lost_end)
+ *                                           <-> consumer load-acquire of them
  *   E. wakeup: seq_cst fences on both sides (Dekker)
  *   F. overwrite: producer CAS write_pos + release fence before payload
  *      stores <-> consumer acquire fence after copy, then load write_pos
@@ -138,7 +156,7 @@
 #include "ringbuf/ringbuf.h"
 
 #define RB_SHM_MAGIC 0x42525453u /* "STRB" little-endian */
-#define RB_SHM_VERSION 1u
+#define RB_SHM_VERSION 2u /* 2: rb_subbuf_ctl.lost_end */
 #define RB_CACHELINE 64u
 #define RB_PAGE 4096u
 
@@ -158,11 +176,15 @@ struct rb_shm_header {
 	_Alignas(RB_CACHELINE) _Atomic uint32_t wakeup_armed;
 };
 
-/* Per sub-buffer: timestamps published by the writers that open/close it. */
+/*
+ * Per sub-buffer: published by the writers that open/close it (the
+ * consumer's flush closes too). end_seq guards ts_end and lost_end together.
+ */
 struct rb_subbuf_ctl {
 	_Atomic uint64_t ts_begin;
 	_Atomic uint64_t begin_seq; /* seq+1 of the sub-buffer ts_begin belongs to */
 	_Atomic uint64_t ts_end;
+	_Atomic uint64_t lost_end; /* rb_lost_shared() when it closed */
 	_Atomic uint64_t end_seq; /* seq+1 of the sub-buffer ts_end belongs to */
 };
 
@@ -177,6 +199,15 @@ struct rb_cpu_ctl {
 	_Atomic uint64_t lost_overwrite; /* overwrite: records overwritten unread */
 	/* followed by struct rb_subbuf_ctl[num_subbufs] */
 };
+
+/* Sum of the buffer's shared loss counters (each only grows). */
+static inline uint64_t rb_lost_shared(struct rb_cpu_ctl *ctl)
+{
+	return atomic_load_explicit(&ctl->lost_full, memory_order_relaxed) +
+	       atomic_load_explicit(&ctl->lost_big, memory_order_relaxed) +
+	       atomic_load_explicit(&ctl->lost_wrap, memory_order_relaxed) +
+	       atomic_load_explicit(&ctl->lost_overwrite, memory_order_relaxed);
+}
 
 /* Record header word. */
 #define RB_REC_INVALID 0u

@@ -209,6 +209,25 @@ static void store_ts(_Atomic uint64_t *ts_word, _Atomic uint64_t *seq_word, uint
 }
 
 /*
+ * Publish the close of sub-buffer seq: its end time and the buffer's loss
+ * count at this moment, under one end_seq, so that the packet carries the
+ * losses of its own lifetime whenever the consumer reads it. Losses racing
+ * with the close land in this packet or a later one: each is counted once.
+ */
+static void close_subbuf(const struct rb_channel *ch, struct rb_cpu_ctl *ctl, uint32_t cpu,
+			 uint64_t seq, uint64_t ts)
+{
+	struct rb_subbuf_ctl *sb = rb_subbuf_ctl(ch, cpu, seq);
+
+	atomic_store_explicit(&sb->end_seq, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&sb->ts_end, ts, memory_order_relaxed);
+	atomic_store_explicit(&sb->lost_end, rb_lost_shared(ctl), memory_order_relaxed);
+	/* pairs with the consumer's load-acquire of end_seq (D) */
+	atomic_store_explicit(&sb->end_seq, seq + 1, memory_order_release);
+}
+
+/*
  * The reservation proper. len_ext/ts_bits: see rb_reserve_ts(); ts_bits == 0
  * means a single size (len == len_ext), no last_ts bookkeeping.
  */
@@ -297,9 +316,7 @@ static inline __attribute__((always_inline)) int reserve(struct rb_channel *ch, 
 		atomic_store_explicit(&ctl->last_ts, ts, memory_order_relaxed);
 	if (unlikely(begin != o)) {
 		/* Close the previous sub-buffer with padding; our ts is its end. */
-		store_ts(&rb_subbuf_ctl(ch, c, o >> ch->subbuf_shift)->ts_end,
-			 &rb_subbuf_ctl(ch, c, o >> ch->subbuf_shift)->end_seq, ts,
-			 o >> ch->subbuf_shift);
+		close_subbuf(ch, ctl, c, o >> ch->subbuf_shift, ts);
 		/* pairs with the consumer's load-acquire of headers (B) */
 		atomic_store_explicit(rb_hdr_at(ch, c, o),
 				      rb_hdr_make(RB_REC_PADDING, begin - o - RB_RECORD_HEADER_SIZE,
@@ -314,9 +331,7 @@ static inline __attribute__((always_inline)) int reserve(struct rb_channel *ch, 
 	}
 	if (unlikely(!(end & (S - 1)))) {
 		/* Exact fit: this record is the last of its sub-buffer. */
-		struct rb_subbuf_ctl *sb = rb_subbuf_ctl(ch, c, begin >> ch->subbuf_shift);
-
-		store_ts(&sb->ts_end, &sb->end_seq, ts, begin >> ch->subbuf_shift);
+		close_subbuf(ch, ctl, c, begin >> ch->subbuf_shift, ts);
 		flags |= RB_RES_CLOSES;
 	}
 

@@ -62,7 +62,6 @@ struct us_stream {
 	uint64_t last_seq; /* packet_seq_num of the last packet written */
 	uint64_t last_end; /* its timestamp_end */
 	uint64_t last_lost; /* its events_discarded */
-	uint64_t seen_lost; /* loss count the ring reported with the last packet read */
 };
 
 struct us_buffer {
@@ -151,16 +150,11 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 	pi.packet_size = (uint64_t)size * 8;
 	pi.packet_seq_num = pkt->seq;
 	/*
-	 * The ring samples its loss counters when a sub-buffer is read, not
-	 * when it closed, so a packet read late would claim losses that
-	 * happened after its end (and a first packet would then read "may have
-	 * discarded" with no count). Report what was known at the previous
-	 * read instead: still cumulative and exact in total, the remainder
-	 * goes into the next packet or the final-count packet at stop.
+	 * The ring gives the cumulative losses as of the packet's close. A
+	 * stream's first packet carries 0 all the same: readers cannot count
+	 * losses before it ("may have discarded"), so they go to the next one.
 	 */
-	pi.events_discarded = st->written ? MAX(st->seen_lost, st->last_lost) : 0;
-	if (pkt->lost_total > st->seen_lost)
-		st->seen_lost = pkt->lost_total;
+	pi.events_discarded = st->written ? MAX(pkt->lost_total, st->last_lost) : 0;
 	ctf_packet_header_write(hdr, &pi, b->trace->md.big_endian);
 	if (pad > b->pad_len) {
 		uint8_t *p = realloc(b->pad, pad);
@@ -211,7 +205,6 @@ static void write_final_count(struct us_buffer *b, unsigned int cpu)
 	pkt.ts_begin = st->last_end;
 	pkt.ts_end = MAX(st->last_end, now_ns());
 	pkt.lost_total = lost;
-	st->seen_lost = lost; /* what write_packet() reports */
 	write_packet(b, &pkt);
 }
 

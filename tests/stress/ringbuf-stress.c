@@ -12,7 +12,8 @@
  * buffer, and finally the accounting: per writer, recorded + dropped ==
  * emitted exactly (a killed writer: at most one record unaccounted), and per
  * channel, the lost counts reported in packets == the drops writers saw (plus
- * at most one per killed writer). Runs discard mode, then overwrite mode.
+ * at most one per killed writer), packet counts never decreasing within a
+ * CPU buffer and the last packet after the final flush carrying them all. Runs discard mode, then overwrite mode.
  *
  * Duration: STRATA_STRESS_SECONDS or --seconds N (default 3 s in total);
  * --mode discard|overwrite|both. tsan.sh builds and runs it under TSan.
@@ -74,6 +75,7 @@ struct verify {
 	uint64_t seen_cap[MAX_WRITERS];
 	uint64_t recorded[MAX_WRITERS];
 	uint64_t *last_ts; /* per cpu */
+	uint64_t *last_lost; /* per cpu: lost_total of the last packet */
 	uint64_t records, packets, errors;
 	uint64_t forms[3];
 };
@@ -256,6 +258,10 @@ static void check_packet(const struct rb_packet *pkt)
 	uint64_t i, prev_ts = 0;
 
 	ver.packets++;
+	if (pkt->lost_total < ver.last_lost[pkt->cpu])
+		fail("packet loss count went back", pkt->cpu, pkt->lost_total,
+		     ver.last_lost[pkt->cpu]);
+	ver.last_lost[pkt->cpu] = pkt->lost_total;
 	for (i = 0; i < pkt->nr_records; i++) {
 		uint32_t b = i ? pkt->rec_end[i - 1] : 0, len = pkt->rec_end[i] - b;
 		const uint8_t *p = pkt->data + b;
@@ -374,7 +380,7 @@ static int run(enum rb_mode mode, double seconds)
 	pthread_t ctid, sig_tid_unused;
 	uint64_t t_end, sum_drop = 0, sum_done = 0, sum_rec = 0, lost = 0, nkills;
 	uint64_t max_lat = 0;
-	int fds[RB_CHANNEL_NR_FDS], status, ok = 1;
+	int fds[RB_CHANNEL_NR_FDS], status, ok = 1, *flushed;
 
 	(void)sig_tid_unused;
 	memset(sh, 0, sizeof(*sh));
@@ -383,8 +389,10 @@ static int run(enum rb_mode mode, double seconds)
 	atomic_store(&consumer_stop, 0);
 	memset(&ver, 0, sizeof(ver));
 	ver.last_ts = calloc(nr_cpus, sizeof(uint64_t));
-	if (!targs || !ver.last_ts || rb_channel_create(&cfg, &chan) < 0 ||
-	    rb_consumer_create(chan, &opts, &cons) < 0) {
+	ver.last_lost = calloc(nr_cpus, sizeof(uint64_t));
+	flushed = calloc(nr_cpus, sizeof(*flushed));
+	if (!targs || !ver.last_ts || !ver.last_lost || !flushed ||
+	    rb_channel_create(&cfg, &chan) < 0 || rb_consumer_create(chan, &opts, &cons) < 0) {
 		fprintf(stderr, "setup failed\n");
 		return -1;
 	}
@@ -449,11 +457,21 @@ static int run(enum rb_mode mode, double seconds)
 	/* Final drain: every writer is finished, so FORCE only skips records of
 	 * killed writers. */
 	for (cpu = 0; cpu < nr_cpus; cpu++)
-		rb_consumer_flush(cons, cpu, mono_ns());
+		flushed[cpu] = rb_consumer_flush(cons, cpu, mono_ns());
 	if (drain(RB_READ_FORCE) < 0)
 		ok = 0;
-	for (cpu = 0; cpu < nr_cpus; cpu++)
-		lost += rb_consumer_lost(cons, cpu);
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		uint64_t l = rb_consumer_lost(cons, cpu);
+
+		/* Losses after the last close are only in rb_consumer_lost();
+		 * none if the flush closed a sub-buffer after the writers ended. */
+		if (ver.last_lost[cpu] > l || (flushed[cpu] == 1 && ver.last_lost[cpu] != l)) {
+			fail("last packet's loss count vs the buffer's", cpu, ver.last_lost[cpu],
+			     l);
+			ok = 0;
+		}
+		lost += l;
+	}
 
 	nkills = atomic_load(&kills);
 	for (w = 1; w < atomic_load(&sh->next_writer); w++) {
@@ -524,6 +542,8 @@ static int run(enum rb_mode mode, double seconds)
 	for (w = 0; w < MAX_WRITERS; w++)
 		free(ver.seen[w]);
 	free(ver.last_ts);
+	free(ver.last_lost);
+	free(flushed);
 	free(targs);
 	rb_consumer_destroy(cons);
 	rb_channel_destroy(chan);

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for lib/ringbuf: single-threaded protocol semantics. */
+/*
+ * Unit tests for lib/ringbuf: protocol semantics, single-threaded except the
+ * loss-partition tests (writers and a reader running concurrently).
+ */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -390,6 +395,175 @@ static void test_discard_counting(void **state)
 	assert_int_equal(pkt.seq, 4);
 	rb_consumer_destroy(cons);
 	rb_channel_destroy(ch);
+}
+
+/*
+ * Each packet reports the losses as of its close, not of its read: losses
+ * while the last sub-buffer is open (buffer full) belong to that one.
+ */
+static void test_loss_partition(void **state)
+{
+	struct rb_channel *ch = make_channel(SB, 4, 1, RB_MODE_DISCARD);
+	struct rb_consumer *cons = make_consumer(ch);
+	static const uint64_t expect[] = { 0, 0, 0, 3, 5, 6 };
+	struct rb_reservation res;
+	struct rb_packet pkt;
+	uint64_t id = 0, k;
+	int i;
+
+	(void)state;
+	/* 36 records of 100 bytes per sub-buffer: fill all 4, then 3 refused. */
+	for (i = 0; i < 4 * 36; i++)
+		assert_int_equal(write_rec(ch, 0, id++, 100), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(write_rec(ch, 0, id, 100), -ENOBUFS);
+	/* Read after the losses: sub-buffer 0 closed before them. */
+	assert_int_equal(rb_consumer_read(cons, 0, 0, &pkt), 0);
+	assert_int_equal(pkt.lost_total, expect[0]);
+	/* The next record closes sub-buffer 3 (3 lost) and fills 4; 2 refused. */
+	for (i = 0; i < 36; i++)
+		assert_int_equal(write_rec(ch, 0, id++, 100), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(write_rec(ch, 0, id, 100), -ENOBUFS);
+	for (k = 1; k <= 3; k++) {
+		assert_int_equal(rb_consumer_read(cons, 0, 0, &pkt), 0);
+		assert_int_equal(pkt.seq, k);
+		assert_int_equal(pkt.lost_total, expect[k]);
+	}
+	/* Closes 4 (5 lost); one too big while 5 is open; the flush closes 5. */
+	assert_int_equal(write_rec(ch, 0, id++, 100), 0);
+	assert_int_equal(rb_reserve(ch, 0, RB_RECORD_MAX(SB) + 1, &res), -E2BIG);
+	assert_int_equal(rb_consumer_flush(cons, 0, 1u << 30), 1);
+	for (k = 4; k <= 5; k++) {
+		assert_int_equal(rb_consumer_read(cons, 0, 0, &pkt), 0);
+		assert_int_equal(pkt.seq, k);
+		assert_int_equal(pkt.lost_total, expect[k]);
+	}
+	assert_int_equal(rb_consumer_lost(cons, 0), 6);
+	/* Losses after the last close: only rb_consumer_lost() has them. */
+	for (i = 0; i < 4 * 36; i++)
+		assert_int_equal(write_rec(ch, 0, id++, 100), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(write_rec(ch, 0, id, 100), -ENOBUFS);
+	while (rb_consumer_read(cons, 0, 0, &pkt) == 0)
+		assert_int_equal(pkt.lost_total, 6);
+	assert_int_equal(rb_consumer_lost(cons, 0), 11);
+	rb_consumer_destroy(cons);
+	rb_channel_destroy(ch);
+}
+
+/* Concurrent loss partition: writers on one CPU buffer against a reader. */
+#define LP_RECORDS 200000
+
+struct lp_writer {
+	struct rb_channel *ch;
+	_Atomic uint64_t *drops; /* all writers' refused records */
+	_Atomic int *done;
+	pthread_t tid;
+};
+
+/* Payload: drops (all writers) seen before the reservation, then filler. */
+static void *lp_writer_run(void *arg)
+{
+	struct lp_writer *w = arg;
+
+	for (uint64_t i = 0; i < LP_RECORDS; i++) {
+		uint64_t before = atomic_load(w->drops);
+		struct rb_reservation res;
+
+		if (rb_reserve(w->ch, 0, 40, &res) < 0) {
+			atomic_fetch_add(w->drops, 1);
+			continue;
+		}
+		memset(res.data, 0x5a, 40);
+		memcpy(res.data, &before, 8);
+		rb_commit(w->ch, &res);
+	}
+	atomic_fetch_add(w->done, 1);
+	return NULL;
+}
+
+/*
+ * Per packet: lost_total never decreases; it includes every drop that
+ * happened before any of its records was reserved (the close comes after
+ * them); with one writer it is exactly the drops before the reservation
+ * that closed it, i.e. those seen by the next packet's first record; and
+ * the differences between packets plus what rb_consumer_lost() adds after
+ * the last one sum to every drop.
+ */
+static void loss_partition_concurrent(unsigned int nr_writers)
+{
+	struct rb_channel *ch = make_channel(SB, 4, 1, RB_MODE_DISCARD);
+	struct rb_consumer *cons = make_consumer(ch);
+	struct lp_writer w[4];
+	_Atomic uint64_t drops = 0;
+	_Atomic int done = 0;
+	uint64_t last = 0, prev_close = UINT64_MAX, reads = 0, sum = 0;
+	struct rb_packet pkt;
+	int r;
+
+	for (unsigned int i = 0; i < nr_writers; i++) {
+		w[i] = (struct lp_writer){ .ch = ch, .drops = &drops, .done = &done };
+		assert_int_equal(pthread_create(&w[i].tid, NULL, lp_writer_run, &w[i]), 0);
+	}
+	for (;;) {
+		int finished = atomic_load(&done) == (int)nr_writers;
+
+		if (finished)
+			assert_int_equal(rb_consumer_flush(cons, 0, UINT64_MAX / 2) >= 0, 1);
+		while ((r = rb_consumer_read(cons, 0, 0, &pkt)) == 0) {
+			uint64_t max_before = 0, first;
+
+			for (uint64_t i = 0; i < pkt.nr_records; i++) {
+				uint64_t before;
+
+				memcpy(&before, pkt.data + (i ? pkt.rec_end[i - 1] : 0), 8);
+				max_before = MAX(max_before, before);
+			}
+			assert_true(pkt.lost_total >= last);
+			assert_true(pkt.lost_total >= max_before);
+			if (nr_writers == 1 && pkt.nr_records && prev_close != UINT64_MAX) {
+				memcpy(&first, pkt.data, 8);
+				assert_int_equal(prev_close, first);
+			}
+			/* A flushed packet was closed by us, not by a record. */
+			prev_close = pkt.flags & RB_PACKET_FLUSHED ? UINT64_MAX : pkt.lost_total;
+			sum += pkt.lost_total - last;
+			last = pkt.lost_total;
+			/* Fall behind now and then until a writer is refused. */
+			if (++reads % 8 == 0) {
+				uint64_t d = atomic_load(&drops);
+
+				while (atomic_load(&drops) == d &&
+				       atomic_load(&done) != (int)nr_writers)
+					sched_yield();
+			}
+		}
+		assert_int_equal(r, -EAGAIN);
+		if (finished)
+			break;
+		sched_yield();
+	}
+	for (unsigned int i = 0; i < nr_writers; i++)
+		pthread_join(w[i].tid, NULL);
+	sum += rb_consumer_lost(cons, 0) - last;
+	assert_true(atomic_load(&drops) > 0);
+	assert_int_equal(sum, atomic_load(&drops));
+	assert_int_equal(rb_consumer_lost(cons, 0), atomic_load(&drops));
+	rb_consumer_destroy(cons);
+	rb_channel_destroy(ch);
+}
+
+static void test_loss_partition_one_writer(void **state)
+{
+	(void)state;
+	loss_partition_concurrent(1);
+}
+
+static void test_loss_partition_writers(void **state)
+{
+	(void)state;
+	loss_partition_concurrent(3);
 }
 
 static void test_overwrite(void **state)
@@ -830,6 +1004,9 @@ int main(void)
 		cmocka_unit_test(test_reserve_ts),
 		cmocka_unit_test(test_current_cpu),
 		cmocka_unit_test(test_discard_counting),
+		cmocka_unit_test(test_loss_partition),
+		cmocka_unit_test(test_loss_partition_one_writer),
+		cmocka_unit_test(test_loss_partition_writers),
 		cmocka_unit_test(test_overwrite),
 		cmocka_unit_test(test_overwrite_reader_keeps_up),
 		cmocka_unit_test(test_overwrite_blocked_by_inflight),
