@@ -8,13 +8,15 @@
  * event header, the channel's vpid/vtid contexts, payload { int32 value,
  * string msg }) into the shared ring buffer.
  *
- * Usage: session-fake-app COUNT
+ * Usage: session-fake-app COUNT [THREADS]
  * Prints "registered" once both connections are accepted and
- * "emitted COUNT" after the records are committed, then serves commands
- * until the daemon closes the connection.
+ * "emitted N" after the records are committed (N = COUNT x THREADS, each
+ * thread writing COUNT records concurrently, at full speed), then serves
+ * commands until the daemon closes the connection.
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +219,26 @@ static void emit(long count)
 	}
 }
 
+static void *emit_thread(void *arg)
+{
+	emit(*(const long *)arg);
+	return NULL;
+}
+
+/* count records from each of threads threads at once. */
+static void emit_threads(long count, long threads)
+{
+	pthread_t tids[16];
+	long n = 0;
+
+	while (n < threads && pthread_create(&tids[n], NULL, emit_thread, &count) == 0)
+		n++;
+	if (n < threads)
+		die("pthread_create");
+	while (n > 0)
+		pthread_join(tids[--n], NULL);
+}
+
 static struct chan *chan_by_key(uint64_t key)
 {
 	for (unsigned i = 0; i < nr_chans; i++)
@@ -229,6 +251,7 @@ int main(int argc, char **argv)
 {
 	static uint8_t buf[STRATA_UST_MAX_MSG_SIZE];
 	long count = argc > 1 ? strtol(argv[1], NULL, 10) : 100;
+	long threads = argc > 2 ? strtol(argv[2], NULL, 10) : 1;
 	uint64_t token = ((uint64_t)getpid() << 32) ^ mono();
 
 	prctl(PR_SET_NAME, "fake-app");
@@ -298,8 +321,11 @@ int main(int argc, char **argv)
 		}
 		case STRATA_UST_MSG_START:
 			send_all(cmd_fd, &rep, sizeof(rep));
-			emit(count);
-			printf("emitted %ld\n", count);
+			if (threads > 1)
+				emit_threads(count, MIN(threads, 16));
+			else
+				emit(count);
+			printf("emitted %ld\n", count * (threads > 1 ? MIN(threads, 16) : 1));
 			fflush(stdout);
 			continue;
 		case STRATA_UST_MSG_STOP:
