@@ -13,6 +13,19 @@
  * in reader buffers reused by later events). Types, classes and traces
  * live as long as the reader and are shared. Hand-off is per batch under
  * one mutex.
+ *
+ * The copy is the helper's largest cost after decoding, so most scopes
+ * cross as payloads only. A scope type without variants or sequences
+ * always decodes to the same tree (a "shape"): its first instance is
+ * copied whole into a run_shape, and later instances send just one 8-byte
+ * word per value (plus string lengths), which the printer writes into
+ * the shape's payload fields before printing it:
+ *
+ *   reader values  [type nsub opt u] x n       (32 bytes each)
+ *        | helper: words[i] = vals[i].u, strings copied
+ *   batch words    [u] x n + [len] x n_text    (8 bytes each)
+ *        | printer: shape->vals[i].u = words[i]
+ *   run_shape      [type nsub opt u] x n       (only u, str.len change)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -41,8 +54,12 @@ static const enum ctf_scope printed_scopes[] = {
 struct run_msg {
 	struct strata_ctf_msg msg;
 	struct strata_ctf_event ev;
-	/* Offsets in the batch's value array (it may move while filling). */
+	/*
+	 * Offsets in the batch's value array, or in its word array when the
+	 * scope has a shape (the arrays may move while filling).
+	 */
 	uint32_t scope_off[CTF_SCOPE_COUNT];
+	struct run_shape *scope_shape[CTF_SCOPE_COUNT];
 };
 
 /* Chunks of copied string bytes; pointers into them stay valid. */
@@ -59,6 +76,8 @@ struct run_batch {
 	size_t n;
 	struct ctf_value *vals;
 	size_t n_vals, cap_vals;
+	uint64_t *words; /* payloads of shaped scopes */
+	size_t n_words, cap_words;
 	struct run_chunk *chunks; /* first one is being filled */
 	struct run_chunk *spare; /* emptied chunks, reused */
 	bool end; /* the reader reached the end after these messages */
@@ -69,11 +88,27 @@ struct run_batch {
 #define RUN_MEMO 64
 
 #define RUN_MEMO_TEXTS 8
+#define RUN_SHAPE_MAX 1024 /* values; larger fixed trees are copied whole */
 
 /*
- * fixed: the type has no variant and no non-text array or sequence, so its
- * values always sit at the same pre-order positions: n_vals of them, the
- * text ones at text_off[].
+ * The value tree of a fixed scope type. Created by the helper from the
+ * first instance and never touched by it again; from then on only the
+ * printing thread writes it (the payload fields, before each print).
+ * Shapes live until the end of the run: batches in flight point to them
+ * even after their memo slot is reused.
+ */
+struct run_shape {
+	struct run_shape *next; /* every shape of the run */
+	uint32_t n_vals;
+	uint32_t n_text;
+	uint32_t text_off[RUN_MEMO_TEXTS];
+	struct ctf_value vals[];
+};
+
+/*
+ * fixed: the type has no variant, no sequence and no non-text array
+ * longer than the shape limit, so its values always sit at the same
+ * pre-order positions: n_vals of them, the text ones at text_off[].
  */
 struct run_memo {
 	const struct ctf_type *type;
@@ -82,11 +117,13 @@ struct run_memo {
 	uint32_t n_vals;
 	uint32_t n_text;
 	uint32_t text_off[RUN_MEMO_TEXTS];
+	struct run_shape *shape; /* NULL until the first instance */
 };
 
 struct run {
 	struct strata_ctf_reader *reader;
 	struct run_memo memo[RUN_MEMO];
+	struct run_shape *shapes;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct run_batch batches[RUN_NBATCH];
@@ -133,6 +170,7 @@ static void batch_reset(struct run_batch *b)
 	}
 	b->n = 0;
 	b->n_vals = 0;
+	b->n_words = 0;
 	b->end = false;
 	b->error = 0;
 }
@@ -179,7 +217,7 @@ static void memo_walk(struct run_memo *m, const struct ctf_type *t, unsigned dep
 {
 	if (!m->fixed)
 		return;
-	if (depth > 64) { /* deep types just take the scan */
+	if (depth > 64 || m->n_vals >= RUN_SHAPE_MAX) { /* these just take the scan */
 		m->fixed = false;
 		return;
 	}
@@ -193,6 +231,18 @@ static void memo_walk(struct run_memo *m, const struct ctf_type *t, unsigned dep
 		m->fixed = false;
 		return;
 	case CTF_TYPE_ARRAY:
+		if (!t->array.is_text) {
+			/* A static array: one value, then its elements. */
+			if (t->array.length > RUN_SHAPE_MAX) {
+				m->fixed = false;
+				return;
+			}
+			m->n_vals++;
+			for (uint64_t i = 0; i < t->array.length && m->fixed; i++)
+				memo_walk(m, t->array.elem, depth + 1);
+			return;
+		}
+		/* fall through */
 	case CTF_TYPE_SEQUENCE:
 	case CTF_TYPE_STRING:
 		if (!is_text(t)) {
@@ -212,7 +262,7 @@ static void memo_walk(struct run_memo *m, const struct ctf_type *t, unsigned dep
 }
 
 /* Most scopes hold numbers only, or text at fixed positions: skip the walk. */
-static const struct run_memo *root_memo(struct run *r, const struct ctf_type *t)
+static struct run_memo *root_memo(struct run *r, const struct ctf_type *t)
 {
 	struct run_memo *m = &r->memo[((uintptr_t)t >> 4) % RUN_MEMO];
 
@@ -222,19 +272,112 @@ static const struct run_memo *root_memo(struct run *r, const struct ctf_type *t)
 		m->fixed = true;
 		m->n_vals = 0;
 		m->n_text = 0;
+		m->shape = NULL;
 		memo_walk(m, t, 0);
 	}
 	return m;
 }
 
-static int copy_text(struct run_batch *b, struct ctf_value *v)
+/*
+ * Reads the source value, not the fresh copy in dst: loading from what
+ * memcpy() has just stored stalls on store forwarding.
+ */
+static int copy_text(struct run_batch *b, struct ctf_value *dst, const struct ctf_value *src)
 {
-	if (v->str.len) {
-		v->str.ptr = copy_bytes(b, v->str.ptr, v->str.len);
-		if (!v->str.ptr)
+	if (src->str.len) {
+		dst->str.ptr = copy_bytes(b, src->str.ptr, src->str.len);
+		if (!dst->str.ptr)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Room for need more elements after n in *arr; offsets must fit 32 bits. */
+static int reserve(void **arr, size_t *cap, size_t n, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *na;
+
+	if (*cap - n >= need)
+		return 0;
+	ncap = MAX(*cap * 2, n + need + 4096);
+	if (ncap > UINT32_MAX)
+		return -ENOMEM;
+	na = realloc(*arr, ncap * elem);
+	if (!na)
+		return -ENOMEM;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+/* The shape of memo m, created from root (n values); NULL on ENOMEM. */
+static struct run_shape *memo_shape(struct run *r, struct run_memo *m, const struct ctf_value *root,
+				    size_t n)
+{
+	struct run_shape *sh;
+
+	if (m->shape)
+		return m->shape;
+	sh = malloc(sizeof(*sh) + n * sizeof(sh->vals[0]));
+	if (!sh)
+		return NULL;
+	sh->n_vals = (uint32_t)n;
+	sh->n_text = m->n_text;
+	memcpy(sh->text_off, m->text_off, sizeof(sh->text_off));
+	/* Payloads (and dangling string pointers) are overwritten before each print. */
+	memcpy(sh->vals, root, n * sizeof(*root));
+	sh->next = r->shapes;
+	r->shapes = sh;
+	m->shape = sh;
+	return sh;
+}
+
+/* Sends the payloads of a shaped scope; returns the offset of its words or < 0. */
+static int64_t copy_words(struct run_batch *b, const struct run_shape *sh,
+			  const struct ctf_value *root)
+{
+	size_t need = (size_t)sh->n_vals + sh->n_text;
+	uint64_t *w;
+
+	if (reserve((void **)&b->words, &b->cap_words, b->n_words, need, sizeof(*w)) < 0)
+		return -ENOMEM;
+	w = b->words + b->n_words;
+	for (uint32_t i = 0; i < sh->n_vals; i++)
+		w[i] = root[i].u;
+	for (uint32_t t = 0; t < sh->n_text; t++) {
+		const struct ctf_value *v = root + sh->text_off[t];
+
+		w[sh->n_vals + t] = v->str.len;
+		if (v->str.len) {
+			const char *c = copy_bytes(b, v->str.ptr, v->str.len);
+
+			if (!c)
+				return -ENOMEM;
+			w[sh->text_off[t]] = (uint64_t)(uintptr_t)c;
+		}
+	}
+	b->n_words += need;
+	return (int64_t)(w - b->words);
+}
+
+/* Copies a scope whole: its value subtree and its strings. */
+static int64_t copy_values(struct run_batch *b, const struct run_memo *memo,
+			   const struct ctf_value *root, size_t n)
+{
+	struct ctf_value *dst;
+
+	if (reserve((void **)&b->vals, &b->cap_vals, b->n_vals, n, sizeof(*dst)) < 0)
+		return -ENOMEM;
+	dst = b->vals + b->n_vals;
+	memcpy(dst, root, n * sizeof(*root));
+	if (memo->has_text) {
+		for (size_t i = 0; i < n; i++)
+			if (is_text(root[i].type) && copy_text(b, dst + i, root + i) < 0)
+				return -ENOMEM;
+	}
+	b->n_vals += n;
+	return (int64_t)(dst - b->vals);
 }
 
 static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
@@ -244,41 +387,32 @@ static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
 	for (size_t i = 0; i < CTF_SCOPE_COUNT; i++) {
 		m->ev.scope[i] = NULL;
 		m->scope_off[i] = NO_SCOPE;
+		m->scope_shape[i] = NULL;
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(printed_scopes); k++) {
 		enum ctf_scope sc = printed_scopes[k];
 		const struct ctf_value *root = ev->scope[sc];
-		const struct run_memo *memo;
+		struct run_memo *memo;
+		struct run_shape *sh = NULL;
+		int64_t off;
 		size_t n;
 
 		if (!root)
 			continue;
 		n = (size_t)root->nsub + 1;
-		if (b->cap_vals - b->n_vals < n) {
-			size_t cap = MAX(b->cap_vals * 2, b->n_vals + n + 4096);
-			struct ctf_value *nv;
-
-			if (cap > UINT32_MAX)
-				return -ENOMEM;
-			nv = realloc(b->vals, cap * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			b->vals = nv;
-			b->cap_vals = cap;
-		}
-		memcpy(b->vals + b->n_vals, root, n * sizeof(*root));
 		memo = root_memo(r, root->type);
 		if (memo->fixed && memo->n_vals == n) {
-			for (uint32_t t = 0; t < memo->n_text; t++)
-				if (copy_text(b, b->vals + b->n_vals + memo->text_off[t]) < 0)
-					return -ENOMEM;
-		} else if (memo->has_text) {
-			for (struct ctf_value *v = b->vals + b->n_vals, *e = v + n; v < e; v++)
-				if (is_text(v->type) && copy_text(b, v) < 0)
-					return -ENOMEM;
+			sh = memo_shape(r, memo, root, n);
+			if (!sh)
+				return -ENOMEM;
+			off = copy_words(b, sh, root);
+		} else {
+			off = copy_values(b, memo, root, n);
 		}
-		m->scope_off[sc] = (uint32_t)b->n_vals;
-		b->n_vals += n;
+		if (off < 0)
+			return (int)off;
+		m->scope_off[sc] = (uint32_t)off;
+		m->scope_shape[sc] = sh;
 	}
 	return 0;
 }
@@ -343,6 +477,17 @@ static void *producer(void *arg)
 	return NULL;
 }
 
+/* Puts one instance's payloads (see copy_words()) into the shape. */
+static void fill_shape(struct run_shape *sh, const uint64_t *w)
+{
+	struct ctf_value *v = sh->vals;
+
+	for (uint32_t i = 0; i < sh->n_vals; i++)
+		v[i].u = w[i];
+	for (uint32_t t = 0; t < sh->n_text; t++)
+		v[sh->text_off[t]].str.len = (uint32_t)w[sh->n_vals + t];
+}
+
 /* Prints one batch; returns 0, 1 at the end of the traces, or < 0. */
 static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
 {
@@ -353,9 +498,16 @@ static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
 		if (m->msg.type == STRATA_CTF_MSG_EVENT) {
 			for (size_t k = 0; k < ARRAY_SIZE(printed_scopes); k++) {
 				enum ctf_scope sc = printed_scopes[k];
+				struct run_shape *sh = m->scope_shape[sc];
 
-				if (m->scope_off[sc] != NO_SCOPE)
+				if (m->scope_off[sc] == NO_SCOPE)
+					continue;
+				if (sh) {
+					fill_shape(sh, b->words + m->scope_off[sc]);
+					m->ev.scope[sc] = sh->vals;
+				} else {
 					m->ev.scope[sc] = b->vals + m->scope_off[sc];
+				}
 			}
 			m->msg.event = &m->ev;
 		}
@@ -382,6 +534,13 @@ static void run_release(struct run *r)
 		}
 		free(b->msgs);
 		free(b->vals);
+		free(b->words);
+	}
+	while (r->shapes) {
+		struct run_shape *sh = r->shapes;
+
+		r->shapes = sh->next;
+		free(sh);
 	}
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);

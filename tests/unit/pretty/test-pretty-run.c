@@ -104,6 +104,21 @@ static void test_gen(void **state)
 	check_same("gen/merge", 0);
 }
 
+/*
+ * Scope types of fixed shape cross as payloads only: these traces repeat
+ * such types with other strings, lengths and numbers (types-be has static
+ * arrays of numbers; lttng-quirks and clock-neg other scopes and times).
+ */
+static void test_shapes(void **state)
+{
+	(void)state;
+	check_same("gen/types-be", 0);
+	check_same("gen/lttng-quirks", 0);
+	check_same("gen/clock-neg", 0);
+	check_same("gen/packetized-be", 0);
+	check_same("gen/noclock", 0);
+}
+
 static void test_decode_error(void **state)
 {
 	(void)state;
@@ -115,6 +130,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lttng),
 		cmocka_unit_test(test_gen),
+		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_decode_error),
 	};
 
