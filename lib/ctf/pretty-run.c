@@ -51,15 +51,26 @@ static const enum ctf_scope printed_scopes[] = {
 
 #define NO_SCOPE UINT32_MAX
 
+/*
+ * An event as the printer needs it, or (other) the index of a discarded
+ * items message in the batch's others[]. Kept small: the helper writes
+ * one per message.
+ */
 struct run_msg {
-	struct strata_ctf_msg msg;
-	struct strata_ctf_event ev;
+	const struct ctf_trace *trace;
+	const struct ctf_stream_class *sc;
+	const struct ctf_event_class *ec;
+	uint64_t cycles;
+	int64_t ns;
+	bool has_clock;
+	bool other;
 	/*
-	 * Offsets in the batch's value array, or in its word array when the
-	 * scope has a shape (the arrays may move while filling).
+	 * Per printed scope: offset in the batch's value array, or in its
+	 * word array when the scope has a shape (the arrays may move while
+	 * filling); NO_SCOPE when absent.
 	 */
-	uint32_t scope_off[CTF_SCOPE_COUNT];
-	struct run_shape *scope_shape[CTF_SCOPE_COUNT];
+	uint32_t off[ARRAY_SIZE(printed_scopes)];
+	struct run_shape *shape[ARRAY_SIZE(printed_scopes)];
 };
 
 /* Chunks of copied string bytes; pointers into them stay valid. */
@@ -74,6 +85,8 @@ struct run_chunk {
 struct run_batch {
 	struct run_msg *msgs;
 	size_t n;
+	struct strata_ctf_msg *others; /* discarded items: rare */
+	size_t n_others, cap_others;
 	struct ctf_value *vals;
 	size_t n_vals, cap_vals;
 	uint64_t *words; /* payloads of shaped scopes */
@@ -169,6 +182,7 @@ static void batch_reset(struct run_batch *b)
 		b->spare = c;
 	}
 	b->n = 0;
+	b->n_others = 0;
 	b->n_vals = 0;
 	b->n_words = 0;
 	b->end = false;
@@ -383,22 +397,24 @@ static int64_t copy_values(struct run_batch *b, const struct run_memo *memo,
 static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
 		      const struct strata_ctf_event *ev)
 {
-	m->ev = *ev;
-	for (size_t i = 0; i < CTF_SCOPE_COUNT; i++) {
-		m->ev.scope[i] = NULL;
-		m->scope_off[i] = NO_SCOPE;
-		m->scope_shape[i] = NULL;
-	}
+	m->trace = ev->trace;
+	m->sc = ev->sc;
+	m->ec = ev->ec;
+	m->cycles = ev->cycles;
+	m->ns = ev->ns;
+	m->has_clock = ev->has_clock;
+	m->other = false;
 	for (size_t k = 0; k < ARRAY_SIZE(printed_scopes); k++) {
-		enum ctf_scope sc = printed_scopes[k];
-		const struct ctf_value *root = ev->scope[sc];
+		const struct ctf_value *root = ev->scope[printed_scopes[k]];
 		struct run_memo *memo;
 		struct run_shape *sh = NULL;
 		int64_t off;
 		size_t n;
 
-		if (!root)
+		if (!root) {
+			m->off[k] = NO_SCOPE;
 			continue;
+		}
 		n = (size_t)root->nsub + 1;
 		memo = root_memo(r, root->type);
 		if (memo->fixed && memo->n_vals == n) {
@@ -411,9 +427,20 @@ static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
 		}
 		if (off < 0)
 			return (int)off;
-		m->scope_off[sc] = (uint32_t)off;
-		m->scope_shape[sc] = sh;
+		m->off[k] = (uint32_t)off;
+		m->shape[k] = sh;
 	}
+	return 0;
+}
+
+/* Keeps a discarded items message (its strings live as long as the reader). */
+static int copy_other(struct run_batch *b, struct run_msg *m, const struct strata_ctf_msg *msg)
+{
+	if (reserve((void **)&b->others, &b->cap_others, b->n_others, 1, sizeof(*msg)) < 0)
+		return -ENOMEM;
+	m->other = true;
+	m->off[0] = (uint32_t)b->n_others;
+	b->others[b->n_others++] = *msg;
 	return 0;
 }
 
@@ -423,7 +450,8 @@ static bool fill_batch(struct run *r, struct run_batch *b)
 	batch_reset(b);
 	while (b->n < RUN_BATCH) {
 		struct run_msg *m = &b->msgs[b->n];
-		enum strata_ctf_status st = strata_ctf_reader_next(r->reader, &m->msg);
+		struct strata_ctf_msg msg;
+		enum strata_ctf_status st = strata_ctf_reader_next(r->reader, &msg);
 		int ret;
 
 		if (st == STRATA_CTF_END) {
@@ -434,13 +462,13 @@ static bool fill_batch(struct run *r, struct run_batch *b)
 			b->error = -STRATA_ESTREAM;
 			return false;
 		}
-		if (m->msg.type == STRATA_CTF_MSG_EVENT) {
-			ret = copy_event(r, b, m, m->msg.event);
-			if (ret < 0) {
-				b->error = ret;
-				return false;
-			}
-			m->msg.event = NULL; /* set by the consumer */
+		if (msg.type == STRATA_CTF_MSG_EVENT)
+			ret = copy_event(r, b, m, msg.event);
+		else
+			ret = copy_other(b, m, &msg);
+		if (ret < 0) {
+			b->error = ret;
+			return false;
 		}
 		b->n++;
 	}
@@ -492,26 +520,40 @@ static void fill_shape(struct run_shape *sh, const uint64_t *w)
 static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		struct run_msg *m = &b->msgs[i];
+		const struct run_msg *m = &b->msgs[i];
+		struct strata_ctf_event ev;
+		struct strata_ctf_msg msg;
 		int ret;
 
-		if (m->msg.type == STRATA_CTF_MSG_EVENT) {
-			for (size_t k = 0; k < ARRAY_SIZE(printed_scopes); k++) {
-				enum ctf_scope sc = printed_scopes[k];
-				struct run_shape *sh = m->scope_shape[sc];
-
-				if (m->scope_off[sc] == NO_SCOPE)
-					continue;
-				if (sh) {
-					fill_shape(sh, b->words + m->scope_off[sc]);
-					m->ev.scope[sc] = sh->vals;
-				} else {
-					m->ev.scope[sc] = b->vals + m->scope_off[sc];
-				}
-			}
-			m->msg.event = &m->ev;
+		if (m->other) {
+			ret = strata_ctf_pretty_print(p, &b->others[m->off[0]]);
+			if (ret < 0)
+				return ret;
+			continue;
 		}
-		ret = strata_ctf_pretty_print(p, &m->msg);
+		ev = (struct strata_ctf_event){
+			.trace = m->trace,
+			.sc = m->sc,
+			.ec = m->ec,
+			.has_clock = m->has_clock,
+			.cycles = m->cycles,
+			.ns = m->ns,
+		};
+		for (size_t k = 0; k < ARRAY_SIZE(printed_scopes); k++) {
+			struct run_shape *sh = m->shape[k];
+
+			if (m->off[k] == NO_SCOPE)
+				continue;
+			if (sh) {
+				fill_shape(sh, b->words + m->off[k]);
+				ev.scope[printed_scopes[k]] = sh->vals;
+			} else {
+				ev.scope[printed_scopes[k]] = b->vals + m->off[k];
+			}
+		}
+		msg.type = STRATA_CTF_MSG_EVENT;
+		msg.event = &ev;
+		ret = strata_ctf_pretty_print(p, &msg);
 		if (ret < 0)
 			return ret;
 	}
@@ -533,6 +575,7 @@ static void run_release(struct run *r)
 			free(c);
 		}
 		free(b->msgs);
+		free(b->others);
 		free(b->vals);
 		free(b->words);
 	}
