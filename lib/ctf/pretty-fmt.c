@@ -101,32 +101,9 @@ void ctf_fmt_int(struct ctf_pbuf *b, uint64_t raw, bool is_signed, uint32_t size
 		p += tmp + sizeof(tmp) - t;
 		break;
 	}
-	case 16: {
-		static const char hex[] = "0123456789ABCDEF";
-		uint64_t v = raw;
-		char tmp[16];
-		char *t = tmp + sizeof(tmp);
-
-		if (size < 64) {
-			uint32_t rounded = (size + 3) & ~UINT32_C(3);
-
-			/*
-			 * babeltrace2 computes (1 << rounded) - 1 with a
-			 * 64-bit shift; for rounded == 64 the x86-64 shift
-			 * count wraps to 0 and the mask becomes 0.
-			 */
-			v &= rounded >= 64 ? 0 : (UINT64_C(1) << rounded) - 1;
-		}
-		do {
-			*--t = hex[v & 15];
-			v >>= 4;
-		} while (v);
-		*p++ = '0';
-		*p++ = 'x';
-		memcpy(p, t, (size_t)(tmp + sizeof(tmp) - t));
-		p += tmp + sizeof(tmp) - t;
+	case 16:
+		p += ctf_fmt_x64(p, raw & ctf_hex_mask(size));
 		break;
-	}
 	default:
 		if (is_signed)
 			p += ctf_fmt_s64(p, (int64_t)raw);
@@ -295,6 +272,34 @@ void ctf_fmt_string(struct ctf_pbuf *b, const char *s, size_t len)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
 
+	if (len <= 512) {
+		/* Short strings, the usual case: one reservation, one pass. */
+		char *p = ctf_pbuf_reserve(b, len * 4 + 2);
+		char *start = p;
+
+		*p++ = '"';
+		for (; i < len; i++) {
+			char e = escape_tab[u[i]];
+
+			if (__builtin_expect(!e, 1)) {
+				*p++ = (char)u[i];
+				continue;
+			}
+			p[0] = '\\';
+			if (e == 'x') {
+				p[1] = 'x';
+				p[2] = hex[u[i] >> 4];
+				p[3] = hex[u[i] & 15];
+				p += 4;
+			} else {
+				p[1] = e;
+				p += 2;
+			}
+		}
+		*p++ = '"';
+		b->len += (size_t)(p - start);
+		return;
+	}
 	ctf_pbuf_addc(b, '"');
 	while (i < len) {
 		size_t run = i;

@@ -176,6 +176,36 @@ static inline void ctf_fmt_9(char *p, uint32_t v)
 }
 
 /*
+ * babeltrace2 masks a hex value to its size rounded up to 4 bits with a
+ * 64-bit shift: for rounded == 64 the x86-64 shift count wraps to 0 and
+ * the mask becomes 0, so a 61..63-bit integer prints as 0x0.
+ */
+static inline uint64_t ctf_hex_mask(uint32_t size)
+{
+	uint32_t rounded = (size + 3) & ~UINT32_C(3);
+
+	if (size >= 64)
+		return UINT64_MAX;
+	return rounded >= 64 ? 0 : (UINT64_C(1) << rounded) - 1;
+}
+
+/* "0x" and the uppercase hex digits of v; returns the length (at most 18). */
+static inline size_t ctf_fmt_x64(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	/* Digits: significant bits rounded up to a multiple of 4, at least one. */
+	unsigned n = v ? (unsigned)(67 - __builtin_clzll(v)) / 4 : 1;
+
+	p[0] = '0';
+	p[1] = 'x';
+	for (unsigned i = n + 1; i >= 2; i--) {
+		p[i] = hex[v & 15];
+		v >>= 4;
+	}
+	return n + 2;
+}
+
+/*
  * An integer of `size` bits (1..64) in base 2, 8, 10 or 16, exactly as
  * babeltrace2 prints it: "0b" + size digits; "0" + octal (signed values
  * masked to size rounded up to a multiple of 3); "0x" + uppercase hex

@@ -32,11 +32,33 @@
 
 #define NSEC_PER_SEC 1000000000ULL
 
+/* Separator, name and " = " of a member, when the name is short enough. */
+#define MEMBER_PRE 40
+
+/* Most bytes a struct's fast path writes for one member (binary is longest). */
+#define MEMBER_MAX (MEMBER_PRE + 68)
+
+/* Structs up to this bound reserve once for all their simple members. */
+#define STRUCT_BOUND_MAX 2048
+
 /* A struct member as the printer needs it. */
 struct member_info {
 	const char *name;
 	uint32_t name_len;
 	bool visible;
+	uint8_t sep_len; /* 1: " " before the first visible member, else 2: ", " */
+	uint8_t pre_len; /* separator + name + " = " in pre[]; 0 when too long */
+	char pre[MEMBER_PRE];
+};
+
+/*
+ * bound: the most bytes the members written in place (numbers, names,
+ * separators) take, or 0 when above STRUCT_BOUND_MAX (every member then
+ * takes the general path).
+ */
+struct struct_info {
+	uint32_t bound;
+	struct member_info m[];
 };
 
 /*
@@ -49,7 +71,7 @@ struct type_info {
 	/* enums: canon[i] = index of the first mapping with mapping i's label */
 	uint32_t *canon;
 	/* structs: one entry per member, NULL until first printed */
-	struct member_info *members;
+	struct struct_info *members;
 	/* event classes: cached header, valid for this trace and clock presence */
 	const struct ctf_trace *hdr_trace;
 	bool hdr_has_clock;
@@ -346,31 +368,6 @@ static void color_on(struct strata_ctf_pretty *p, const char *code, size_t len)
 
 #define COLOR(p, code) color_on((p), "" code, sizeof(code) - 1)
 
-/* memcpy() for the short names and values of a line, without a call. */
-static inline void copy_small(char *dst, const char *src, size_t n)
-{
-	uint64_t a, b;
-	uint32_t c, d;
-
-	if (n >= 8 && n <= 16) {
-		/* Two overlapping 8-byte moves cover 8..16 bytes. */
-		memcpy(&a, src, 8);
-		memcpy(&b, src + n - 8, 8);
-		memcpy(dst, &a, 8);
-		memcpy(dst + n - 8, &b, 8);
-	} else if (n >= 4 && n < 8) {
-		memcpy(&c, src, 4);
-		memcpy(&d, src + n - 4, 4);
-		memcpy(dst, &c, 4);
-		memcpy(dst + n - 4, &d, 4);
-	} else if (n < 4) {
-		for (size_t i = 0; i < n; i++)
-			dst[i] = src[i];
-	} else {
-		memcpy(dst, src, n);
-	}
-}
-
 static void print_int(struct strata_ctf_pretty *p, const struct ctf_type *it, uint64_t raw)
 {
 	COLOR(p, COLOR_BOLD);
@@ -478,95 +475,129 @@ static struct type_info *type_find(struct strata_ctf_pretty *p, const void *key)
 }
 
 /* The members of a struct type with their printed names and visibility. */
-static const struct member_info *struct_members(struct strata_ctf_pretty *p,
+static const struct struct_info *struct_members(struct strata_ctf_pretty *p,
 						const struct ctf_type *t)
 {
 	size_t n = t->structure.n_fields;
-	struct member_info *m;
+	struct struct_info *si;
 	struct type_info *ti;
-	bool created;
+	bool created, first = true;
+	size_t bound = 0;
 
 	ti = type_find(p, t);
 	if (ti && ti->members)
 		return ti->members;
-	m = malloc(MAX(n, (size_t)1) * sizeof(*m));
-	if (!m)
+	si = malloc(sizeof(*si) + MAX(n, (size_t)1) * sizeof(si->m[0]));
+	if (!si)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct ctf_field *f = &t->structure.fields[i];
+		struct member_info *m = &si->m[i];
 
-		m[i].name = f->name;
-		m[i].name_len = (uint32_t)strlen(f->name);
-		m[i].visible = field_visible(p, f);
+		m->name = f->name;
+		m->name_len = (uint32_t)strlen(f->name);
+		m->visible = field_visible(p, f);
+		memcpy(m->pre, first ? " " : ", ", 2);
+		m->sep_len = first ? 1 : 2;
+		m->pre_len = 0;
+		if (m->sep_len + m->name_len + 3 <= MEMBER_PRE) {
+			memcpy(m->pre + m->sep_len, m->name, m->name_len);
+			memcpy(m->pre + m->sep_len + m->name_len, " = ", 3);
+			m->pre_len = (uint8_t)(m->sep_len + m->name_len + 3);
+		}
+		if (m->visible) {
+			first = false;
+			bound += MEMBER_MAX;
+		}
 	}
+	si->bound = bound + MEMBER_MAX <= STRUCT_BOUND_MAX ? (uint32_t)(bound + MEMBER_MAX) : 0;
 	/* Creates the slot with its visibility; may grow the table. */
 	type_visible(p, t);
 	ti = type_slot(p, t, &created);
 	if (!ti) {
-		free(m);
+		free(si);
 		return NULL;
 	}
-	ti->members = m;
-	return m;
+	ti->members = si;
+	return si;
+}
+
+/* Separator, optional name and the value of one member, any type, colors. */
+static void print_member(struct strata_ctf_pretty *p, const struct member_info *m,
+			 const struct ctf_value *c, bool names)
+{
+	ctf_pbuf_add(&p->line, m->pre, m->sep_len);
+	if (names) {
+		COLOR(p, COLOR_FIELD_NAME);
+		ctf_pbuf_add(&p->line, m->name, m->name_len);
+		COLOR(p, COLOR_RST);
+		ctf_pbuf_lit(&p->line, " = ");
+	}
+	print_value(p, c, names);
+}
+
+/*
+ * Writes a decimal or hex integer at w without colors; returns the bytes
+ * written (at most 21), or 0 when c needs print_value().
+ */
+static inline size_t simple_int(char *w, const struct ctf_value *c)
+{
+	const struct ctf_type *t = c->type;
+
+	if (t->kind != CTF_TYPE_INT)
+		return 0;
+	if (t->integer.base == 10)
+		return t->integer.is_signed ? ctf_fmt_s64(w, c->s) : ctf_fmt_u64(w, c->u);
+	if (t->integer.base == 16)
+		return ctf_fmt_x64(w, c->u & ctf_hex_mask(t->integer.size));
+	return 0;
 }
 
 static void print_struct(struct strata_ctf_pretty *p, const struct ctf_value *v, bool names)
 {
 	const struct ctf_type *t = v->type;
-	const struct member_info *m = struct_members(p, t);
+	const struct struct_info *si = struct_members(p, t);
 	const struct ctf_value *c = v + 1;
-	bool first = true;
+	uint32_t bound;
+	char *w;
 
-	if (!m) {
+	if (!si) {
 		p->line.oom = true;
 		return;
 	}
+	bound = p->color ? 0 : si->bound;
 	ctf_pbuf_addc(&p->line, '{');
-	for (size_t i = 0; i < t->structure.n_fields; i++) {
-		if (m[i].visible) {
-			/*
-			 * Separator, name, " = " and a decimal integer (the
-			 * bulk of trace fields) in one reservation.
-			 */
-			char *w = ctf_pbuf_reserve(&p->line, m[i].name_len + 5 + 21);
+	/*
+	 * Members written in place (numbers, the bulk of trace fields) share
+	 * one reservation; any other takes the general path and the
+	 * reservation is renewed after it.
+	 */
+	w = ctf_pbuf_reserve(&p->line, bound);
+	for (size_t i = 0; i < t->structure.n_fields; i++, c += c->nsub + 1) {
+		const struct member_info *m = &si->m[i];
+		size_t n;
 
-			if (first) {
-				*w++ = ' ';
-				first = false;
-			} else {
-				w[0] = ',';
-				w[1] = ' ';
-				w += 2;
-			}
-			if (names && !p->color) {
-				copy_small(w, m[i].name, m[i].name_len);
-				w += m[i].name_len;
-				w[0] = ' ';
-				w[1] = '=';
-				w[2] = ' ';
-				w += 3;
-			}
-			if (!p->color && c->type->kind == CTF_TYPE_INT &&
-			    c->type->integer.base == 10) {
-				if (c->type->integer.is_signed)
-					w += ctf_fmt_s64(w, c->s);
-				else
-					w += ctf_fmt_u64(w, c->u);
-				p->line.len = (size_t)(w - p->line.data);
-				c += c->nsub + 1;
+		if (!m->visible)
+			continue;
+		if (bound && m->pre_len) {
+			/* A fixed-size copy: a few moves; the tail is overwritten. */
+			memcpy(w, m->pre, MEMBER_PRE);
+			n = names ? m->pre_len : m->sep_len;
+			w += n;
+			n = simple_int(w, c);
+			if (n) {
+				w += n;
 				continue;
 			}
 			p->line.len = (size_t)(w - p->line.data);
-			if (names && p->color) {
-				COLOR(p, COLOR_FIELD_NAME);
-				ctf_pbuf_add(&p->line, m[i].name, m[i].name_len);
-				COLOR(p, COLOR_RST);
-				ctf_pbuf_lit(&p->line, " = ");
-			}
 			print_value(p, c, names);
+		} else {
+			p->line.len = (size_t)(w - p->line.data);
+			print_member(p, m, c, names);
 		}
-		c += c->nsub + 1;
+		w = ctf_pbuf_reserve(&p->line, bound);
 	}
+	p->line.len = (size_t)(w - p->line.data);
 	ctf_pbuf_lit(&p->line, " }");
 }
 
@@ -576,8 +607,9 @@ static void print_elements(struct strata_ctf_pretty *p, const struct ctf_value *
 
 	ctf_pbuf_addc(&p->line, '[');
 	for (uint64_t i = 0; i < v->count; i++) {
-		/* Separator, "[i] = " and a decimal integer in one reservation. */
+		/* Separator, "[i] = " and a decimal or hex integer in one reservation. */
 		char *w = ctf_pbuf_reserve(&p->line, 2 + 26 + 21);
+		size_t n;
 
 		if (i) {
 			w[0] = ',';
@@ -592,11 +624,9 @@ static void print_elements(struct strata_ctf_pretty *p, const struct ctf_value *
 			memcpy(w, "] = ", 4);
 			w += 4;
 		}
-		if (!p->color && c->type->kind == CTF_TYPE_INT && c->type->integer.base == 10) {
-			if (c->type->integer.is_signed)
-				w += ctf_fmt_s64(w, c->s);
-			else
-				w += ctf_fmt_u64(w, c->u);
+		n = p->color ? 0 : simple_int(w, c);
+		if (n) {
+			w += n;
 			p->line.len = (size_t)(w - p->line.data);
 		} else {
 			p->line.len = (size_t)(w - p->line.data);

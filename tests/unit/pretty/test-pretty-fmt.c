@@ -84,6 +84,30 @@ static void test_hex(void **state)
 	/* 61..63 bits round up to 64: babeltrace2's mask is then 0. */
 	assert_string_equal(fint(0x123, false, 62, 16), "0x0");
 	assert_string_equal(fint(0x123, false, 60, 16), "0x123");
+	/* Every digit count, against printf's "%" PRIX64. */
+	for (unsigned k = 0; k < 64; k++) {
+		uint64_t vals[] = { UINT64_C(1) << k, (UINT64_C(1) << k) - 1,
+				    (UINT64_C(1) << k) | UINT64_C(0xA5) };
+		char tmp[32], fast[32];
+
+		for (size_t i = 0; i < ARRAY_SIZE(vals); i++) {
+			size_t n = ctf_fmt_x64(fast, vals[i]);
+
+			fast[n] = '\0';
+			snprintf(tmp, sizeof(tmp), "0x%" PRIX64, vals[i]);
+			assert_string_equal(fast, tmp);
+			assert_string_equal(fint(vals[i], false, 64, 16), tmp);
+		}
+	}
+	/* The mask for every size, against the shift babeltrace2 does. */
+	for (uint32_t size = 1; size <= 64; size++) {
+		uint32_t rounded = (size + 3) & ~UINT32_C(3);
+		uint64_t want = size == 64    ? UINT64_MAX :
+				rounded == 64 ? 0 :
+						(UINT64_C(1) << rounded) - 1;
+
+		assert_true(ctf_hex_mask(size) == want);
+	}
 }
 
 static void test_octal(void **state)
@@ -206,6 +230,23 @@ static void test_escape(void **state)
 	memset(big, 'x', sizeof(big));
 	out = fstr(big, sizeof(big));
 	assert_int_equal(strlen(out), sizeof(big) + 2);
+	/* Short (one-pass) and long (chunked) strings escape every byte alike. */
+	for (size_t i = 0; i < 1024; i++)
+		big[i] = (char)(i & 0xff);
+	{
+		char once[1100];
+		size_t n;
+
+		/* Every byte value once; the escaped form holds no NUL. */
+		out = fstr(big, 256);
+		n = strlen(out) - 2;
+		assert_true(n < sizeof(once));
+		memcpy(once, out + 1, n);
+		out = fstr(big, 1024);
+		assert_int_equal(strlen(out), 4 * n + 2);
+		for (size_t k = 0; k < 4; k++)
+			assert_memory_equal(out + 1 + k * n, once, n);
+	}
 }
 
 static const char *fwall(struct ctf_pretty_clock *c, int64_t ns)
