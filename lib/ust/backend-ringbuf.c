@@ -30,6 +30,7 @@ const struct ust_backend_ops ust_ringbuf_backend_ops = {
 
 void ust_ringbuf_backend_prepare(struct rb_channel *ch, enum ust_clock_kind clock)
 {
-	rb_channel_set_clock(ch, clock == UST_CLOCK_TSC ? ust_clock_read_tsc :
-							  ust_clock_read_monotonic);
+	rb_channel_set_clock(ch, clock == UST_CLOCK_TSC		  ? ust_clock_read_tsc :
+				 clock == UST_CLOCK_MONOTONIC_TSC ? ust_clock_read_monotonic_tsc :
+								    ust_clock_read_monotonic);
 }

@@ -7,6 +7,7 @@
 #endif
 
 #include "ust/clock.h"
+#include "ust/clock-page.h"
 
 #include "common/common.h"
 
@@ -64,6 +65,28 @@ uint64_t ust_clock_read_monotonic(void)
 	return ust_clock_monotonic_ns();
 }
 
+static const struct ust_clock_page *clock_page;
+
+const struct ust_clock_page *ust_clock_page_set(const struct ust_clock_page *pg)
+{
+	/* pairs with the load-acquire in ust_clock_read_monotonic_tsc() */
+	return __atomic_exchange_n(&clock_page, pg, __ATOMIC_ACQ_REL);
+}
+
+uint64_t ust_clock_read_monotonic_tsc(void)
+{
+#if UST_HAVE_TSC
+	/* pairs with the exchange in ust_clock_page_set() */
+	const struct ust_clock_page *pg = __atomic_load_n(&clock_page, __ATOMIC_ACQUIRE);
+	uint64_t ns;
+
+	/* Plain rdtsc: the ring buffer reads the clock after write_pos (its ordering window). */
+	if (__builtin_expect(pg != NULL, 1) && ust_clock_page_convert(pg, __rdtsc(), &ns))
+		return ns;
+#endif
+	return ust_clock_monotonic_ns();
+}
+
 enum ust_clock_kind ust_clock_default_kind(void)
 {
 	return ust_clock_tsc_usable() ? UST_CLOCK_TSC : UST_CLOCK_MONOTONIC;
@@ -100,6 +123,40 @@ void ust_clock_sample(struct ust_clock_sample *ret_sample)
 		}
 	}
 	*ret_sample = best;
+}
+
+bool ust_clock_sample_tsc(uint64_t *ret_tsc, uint64_t *ret_mono, uint64_t *ret_window_ns)
+{
+#if UST_HAVE_TSC
+	uint64_t best_window = UINT64_MAX, tsc = 0, mono = 0;
+
+	for (int i = 0; i < 16; i++) {
+		uint64_t m0, m1, t;
+
+		m0 = ust_clock_monotonic_ns();
+		/* Fenced both ways: the TSC is read between the two clock reads. */
+		_mm_lfence();
+		t = __rdtsc();
+		_mm_lfence();
+		m1 = ust_clock_monotonic_ns();
+		if (m1 >= m0 && m1 - m0 < best_window) {
+			best_window = m1 - m0;
+			tsc = t;
+			mono = m0 + (m1 - m0) / 2;
+		}
+	}
+	if (best_window == UINT64_MAX)
+		return false;
+	*ret_tsc = tsc;
+	*ret_mono = mono;
+	*ret_window_ns = best_window;
+	return true;
+#else
+	(void)ret_tsc;
+	(void)ret_mono;
+	(void)ret_window_ns;
+	return false;
+#endif
 }
 
 uint64_t ust_clock_tsc_freq(const struct ust_clock_sample *a, const struct ust_clock_sample *b)

@@ -2,7 +2,7 @@
 /*
  * The user-space event clock.
  *
- * Two kinds, chosen per channel by whoever creates it (the daemon, so that
+ * Three kinds, chosen per channel by whoever creates it (the daemon, so that
  * every app writing into one per-UID buffer uses the same one):
  *
  *   UST_CLOCK_TSC        raw rdtsc, ~8 ns; only where the TSC is invariant
@@ -10,14 +10,18 @@
  *                        it as an available clocksource, i.e. trusts it to
  *                        be synchronized across CPUs (a VM booted with
  *                        tsc=unstable, like this one, falls back).
- *   UST_CLOCK_MONOTONIC  clock_gettime(CLOCK_MONOTONIC) in ns, ~18 ns; the
- *                        fallback, and the clock BPF uses for kernel events.
+ *   UST_CLOCK_MONOTONIC  clock_gettime(CLOCK_MONOTONIC) in ns, 17-26 ns;
+ *                        the clock BPF uses for kernel events.
+ *   UST_CLOCK_MONOTONIC_TSC  CLOCK_MONOTONIC ns computed from rdtsc through
+ *                        the conversion page strata-sessiond publishes
+ *                        (clock-page.h), ~10 ns; needs no kernel trust in
+ *                        the TSC (the daemon checks it, and slews the line
+ *                        onto CLOCK_MONOTONIC every 200 ms); falls back to
+ *                        UST_CLOCK_MONOTONIC without a usable page. What
+ *                        the daemon's channels use.
  *
- * Converting TSC to CLOCK_MONOTONIC is the consumer's job: it takes
- * (tsc, monotonic) pairs with ust_clock_sample() at least once per packet
- * and interpolates (a linear model drifts ~11 ns/s here), or declares a CTF
- * clock of frequency ust_clock_tsc_freq() whose offset maps tsc 0 to the
- * epoch. Both functions are usable by the daemon without libstrata-ust.
+ * The daemon samples (tsc, monotonic) pairs with ust_clock_sample(); these
+ * helpers are usable by the daemon without libstrata-ust.
  */
 #ifndef STRATA_UST_CLOCK_H
 #define STRATA_UST_CLOCK_H
@@ -36,7 +40,10 @@
 enum ust_clock_kind {
 	UST_CLOCK_MONOTONIC = 0,
 	UST_CLOCK_TSC = 1,
+	UST_CLOCK_MONOTONIC_TSC = 2,
 };
+
+struct ust_clock_page;
 
 static inline uint64_t ust_clock_monotonic_ns(void)
 {
@@ -46,19 +53,33 @@ static inline uint64_t ust_clock_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * UST_CLOCK_MONOTONIC_TSC: through the page set by ust_clock_page_set(), or
+ * clock_gettime() without one. Async-signal-safe, wait-free.
+ */
+uint64_t ust_clock_read_monotonic_tsc(void);
+
 static inline uint64_t ust_clock_read(enum ust_clock_kind kind)
 {
 #if UST_HAVE_TSC
 	if (kind == UST_CLOCK_TSC)
 		return __rdtsc();
 #endif
-	(void)kind;
+	if (kind == UST_CLOCK_MONOTONIC_TSC)
+		return ust_clock_read_monotonic_tsc();
 	return ust_clock_monotonic_ns();
 }
 
 /* The same reads as plain functions (for rb_channel_set_clock()). */
 uint64_t ust_clock_read_tsc(void);
 uint64_t ust_clock_read_monotonic(void);
+
+/*
+ * The conversion page UST_CLOCK_MONOTONIC_TSC reads from now on (NULL: none);
+ * it must stay mapped for the life of the process (a reader on another
+ * thread may still hold it). Returns the previous one.
+ */
+const struct ust_clock_page *ust_clock_page_set(const struct ust_clock_page *pg);
 
 /* The TSC ticks at a constant rate (cpuid invariant TSC bit). */
 bool ust_clock_tsc_invariant(void);
@@ -80,6 +101,14 @@ struct ust_clock_sample {
 };
 
 void ust_clock_sample(struct ust_clock_sample *ret_sample);
+
+/*
+ * A (tsc, monotonic) pair for the conversion page: the best of several
+ * (monotonic, fenced rdtsc, monotonic) reads, monotonic taken as the middle
+ * of the smallest window; that window in *ret_window_ns. Returns false
+ * without a TSC.
+ */
+bool ust_clock_sample_tsc(uint64_t *ret_tsc, uint64_t *ret_mono, uint64_t *ret_window_ns);
 
 /*
  * TSC frequency in Hz from two samples taken at least ~10 ms apart;
