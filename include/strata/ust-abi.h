@@ -30,6 +30,7 @@
  * Lifecycle seen by an app
  * ------------------------
  *   REGISTER (notify), REGISTER (cmd)  -> REGISTER_REPLY on each
+ *   CLOCK (cmd, with the clock page fd, since 1.2) -> REPLY
  *   TRACEPOINT_LIST (notify, any time, no reply): probes it knows, in chunks
  *   then, when a session is started (or at once if one already is):
  *   CHANNEL (cmd, with shm fds)        -> REPLY
@@ -61,7 +62,7 @@ extern "C" {
 
 #define STRATA_UST_MAGIC 0x53545255u /* "STRU" */
 #define STRATA_UST_PROTO_MAJOR 1 /* a different major is refused */
-#define STRATA_UST_PROTO_MINOR 1
+#define STRATA_UST_PROTO_MINOR 2 /* 1.2: CLOCK */
 
 /* Limits; anything larger is a protocol error (connection dropped). */
 #define STRATA_UST_SYM_NAME_LEN 256 /* includes the NUL */
@@ -132,6 +133,7 @@ enum strata_ust_msg_type {
 	STRATA_UST_MSG_START = 19,
 	STRATA_UST_MSG_STOP = 20,
 	STRATA_UST_MSG_SESSION_DESTROY = 21,
+	STRATA_UST_MSG_CLOCK = 22,
 	/* app -> daemon (cmd), answer to any command above */
 	STRATA_UST_MSG_REPLY = 32,
 };
@@ -344,6 +346,21 @@ struct strata_ust_enabler {
 	int32_t loglevel;
 	uint32_t pad;
 	char pattern[STRATA_UST_SYM_NAME_LEN];
+};
+
+/*
+ * The daemon's TSC -> CLOCK_MONOTONIC conversion page (lib/ust/clock-page.h),
+ * one memfd of page_size bytes (SCM_RIGHTS), sealed against resizing and
+ * against new writable mappings: the app maps it read-only and stamps its
+ * records with it, falling back to clock_gettime(CLOCK_MONOTONIC) whenever
+ * the page is not valid. Sent once, right after registration. An app that
+ * cannot use it answers an error and keeps using clock_gettime (the two
+ * agree within the calibration error, well under a microsecond).
+ */
+struct strata_ust_clock {
+	struct strata_ust_msg_header hdr;
+	uint32_t page_size;
+	uint32_t version; /* of the page layout: UST_CLOCK_PAGE_VERSION */
 };
 
 /* START, STOP, SESSION_DESTROY */

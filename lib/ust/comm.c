@@ -15,8 +15,11 @@
  * Limits of this version, on purpose:
  *   - events record into one channel at a time (ust_event_enable() moves an
  *     event); a second channel matching the same event takes it over;
- *   - timestamps use CLOCK_MONOTONIC, the clock the daemon's metadata
- *     declares (the protocol has no clock field yet for TSC channels);
+ *   - timestamps are CLOCK_MONOTONIC ns, the clock the daemon's metadata
+ *     declares, computed from the TSC through the daemon's clock page
+ *     (CLOCK command; clock_gettime() until it comes or when it is not
+ *     valid); a page replaced by a new daemon's stays mapped until exit
+ *     (a probe may be reading it);
  *   - the user's own daemon only (not also root's /run/strata);
  *   - a process forked after registration is not registered again (it keeps
  *     writing into the buffers it inherited);
@@ -31,10 +34,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +49,7 @@
 
 #include "ringbuf/ringbuf.h"
 #include "ust/backend-ringbuf.h"
+#include "ust/clock-page.h"
 #include "ust/ust-control.h"
 #include "ust/ust-internal.h"
 
@@ -630,10 +637,43 @@ static int cmd_channel(struct comm *c, const void *msg, size_t len, const int *f
 	ret = rb_channel_attach(fds, nfds, &ch->rb);
 	if (ret < 0)
 		return ret;
-	ust_ringbuf_backend_prepare(ch->rb, UST_CLOCK_MONOTONIC);
+	ust_ringbuf_backend_prepare(ch->rb, UST_CLOCK_MONOTONIC_TSC);
 	ch->key = m.channel_key;
 	ch->session_id = m.session_id;
 	c->nr_channels++;
+	return 0;
+}
+
+static int cmd_clock(const void *msg, size_t len, const int *fds, unsigned int nfds)
+{
+	const int need = F_SEAL_SHRINK | F_SEAL_FUTURE_WRITE;
+	struct strata_ust_clock m;
+	struct stat st;
+	void *map;
+	int seals;
+
+	if (len != sizeof(m) || nfds != 1)
+		return -EPROTO;
+	memcpy(&m, msg, sizeof(m));
+	if (m.version != UST_CLOCK_PAGE_VERSION)
+		return -EPROTONOSUPPORT;
+	/* Shrinking would turn our reads into SIGBUS; other apps must not write. */
+	seals = fcntl(fds[0], F_GET_SEALS);
+	if (seals < 0 || (seals & need) != need)
+		return -EPERM;
+	if (m.page_size < sizeof(struct ust_clock_page) || m.page_size > (1u << 20) ||
+	    fstat(fds[0], &st) < 0 || st.st_size < (off_t)m.page_size)
+		return -EINVAL;
+	map = mmap(NULL, m.page_size, PROT_READ, MAP_SHARED, fds[0], 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	if (!ust_clock_page_check(map)) {
+		munmap(map, m.page_size);
+		return -EINVAL;
+	}
+	/* The previous page stays mapped: a probe may still be reading it. */
+	ust_clock_page_set(map);
+	ust_debug("strata-ust: clock page mapped\n");
 	return 0;
 }
 
@@ -720,7 +760,7 @@ static int cmd_session(struct comm *c, uint16_t type, const void *msg, size_t le
 				struct ust_channel_config cfg = {
 					.ops = &ust_ringbuf_backend_ops,
 					.backend = ch->rb,
-					.clock = UST_CLOCK_MONOTONIC,
+					.clock = UST_CLOCK_MONOTONIC_TSC,
 					.n_ctx = ch->n_ctx,
 					.ctx = ch->ctx,
 				};
@@ -789,6 +829,9 @@ static int handle_command(struct comm *c, uint16_t *ret_type)
 			break;
 		case STRATA_UST_MSG_CONTEXT:
 			status = cmd_context(c, c->buf, (size_t)n);
+			break;
+		case STRATA_UST_MSG_CLOCK:
+			status = cmd_clock(c->buf, (size_t)n, fds, nfds);
 			break;
 		case STRATA_UST_MSG_ENABLER:
 			status = cmd_enabler(c, c->buf, (size_t)n);

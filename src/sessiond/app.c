@@ -22,6 +22,7 @@
 #include <strata/error.h>
 
 #include "sessiond/app.h"
+#include "sessiond/clock.h"
 #include "common/log.h"
 #include "common/common.h"
 
@@ -35,6 +36,7 @@ _Static_assert(sizeof(struct strata_ust_enum_entry) == 280, "ABI");
 _Static_assert(sizeof(struct strata_ust_event_register) == 296, "ABI");
 _Static_assert(sizeof(struct strata_ust_channel) == 320, "ABI");
 _Static_assert(sizeof(struct strata_ust_enabler) == 304, "ABI");
+_Static_assert(sizeof(struct strata_ust_clock) == 24, "ABI");
 
 /* A connection before it is paired: it owns its fd until REGISTER. */
 struct app_conn {
@@ -372,6 +374,10 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 		a->ready = true;
 		log_info("App registered: pid=%d uid=%u procname='%s' bits=%u", (int)a->pid,
 			 (unsigned)a->uid, a->procname, a->bits_per_long);
+		/* Before any CHANNEL: its records are stamped through the page. */
+		sd_clock_send(d, a);
+		if (!a->in_use)
+			return;
 		if (d->state.hooks.app_ready)
 			d->state.hooks.app_ready(&d->state, a);
 	}

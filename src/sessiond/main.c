@@ -26,6 +26,7 @@
 
 #include "strata-config.h"
 #include "sessiond/app.h"
+#include "sessiond/clock.h"
 #include "sessiond/sessiond.h"
 #include "sessiond/trace.h"
 #include "common/cleanup.h"
@@ -318,6 +319,10 @@ int main(int argc, char **argv)
 		log_error("Failed to set up the event loop: %s", strerror(errno));
 		goto out;
 	}
+	c = sd_clock_start(&d);
+	if (c < 0)
+		log_warn("Failed to set up the TSC clock page: %s; apps stamp with clock_gettime",
+			 strerror(-c));
 	snprintf(path, sizeof(path), "%s/%s", d.rundir, STRATA_UST_SOCK_NAME);
 	if (sd_app_listen(&d, path) < 0) {
 		log_error("Failed to listen on '%s': %s", path, strerror(errno));
@@ -366,6 +371,7 @@ out:
 	sd_app_release(&d);
 	sd_control_release(&d);
 	sd_trace_release(&d);
+	sd_clock_stop(&d);
 	if (lock_fd >= 0) {
 		/* Ours to remove: the lock proves no other daemon uses them. */
 		snprintf(path, sizeof(path), "%s/%s", d.rundir, STRATA_CONTROL_SOCK_NAME);

@@ -6,6 +6,7 @@
  *   control.c  the control socket (CLI clients, ipc codec)
  *   app.c      the app registration socket (ust-abi.h): registry of apps
  *   state.c    the model; cmd.c the control commands (validate, then apply)
+ *   clock.c    the TSC -> CLOCK_MONOTONIC page for apps, and its thread
  *
  * One thread runs the event loop and owns everything here; consumer threads
  * (trace side) never touch this state.
@@ -33,6 +34,7 @@ struct sd_client; /* control.c */
 /* Bind and listen on a fresh UNIX socket at path with mode; the fd or -errno. */
 int sd_unix_listen(const char *path, int type, mode_t mode);
 struct sd_app; /* app.c */
+struct sd_clock; /* clock.c */
 
 struct sd_daemon {
 	struct sd_state state;
@@ -49,6 +51,7 @@ struct sd_daemon {
 	struct sd_app *apps;
 	uint32_t next_app_id;
 	void *kernel; /* trace-kernel.c: the eBPF tracer, created on first use */
+	struct sd_clock *clock; /* clock.c; NULL without a TSC */
 };
 
 int sd_watch_add(struct sd_daemon *d, struct sd_watch *w, uint32_t events);

@@ -23,7 +23,8 @@
  * it to add, flush (stop) or remove buffers.
  *
  * Records are stamped with CLOCK_MONOTONIC ns by the apps (protocol 1.x), the
- * clock kernel events use, so both domains share one timeline.
+ * clock kernel events use, so both domains share one timeline; since 1.2 the
+ * apps compute it from the TSC through the daemon's page (clock.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +46,7 @@
 #include "sessiond/app.h"
 #include "sessiond/trace.h"
 #include "strata-config.h"
+#include "ust/clock.h"
 #include "ust/context.h"
 #include "common/log.h"
 #include "common/common.h"
@@ -121,12 +123,13 @@ static struct {
 	struct us_buffer *list[US_MAX_BUFFERS];
 } cons = { .lock = PTHREAD_MUTEX_INITIALIZER, .kick_fd = -1 };
 
+/*
+ * The apps' clock (clock.c's page, or clock_gettime without one), so that a
+ * packet end the consumer stamps is never before a record of that packet.
+ */
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return ust_clock_read_monotonic_tsc();
 }
 
 /* ---- Consumer ----------------------------------------------------------- */
