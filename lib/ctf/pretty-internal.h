@@ -247,4 +247,53 @@ void ctf_fmt_delta(struct ctf_pbuf *b, uint64_t delta_ns);
 /* Lowercase 8-4-4-4-12 UUID (36 bytes). */
 void ctf_fmt_uuid(struct ctf_pbuf *b, const uint8_t uuid[16]);
 
+/*
+ * For strata_ctf_pretty_run() (pretty-run.c), which formats some batches
+ * of events on its helper thread with a second printer.
+ */
+struct strata_ctf_pretty;
+struct strata_ctf_event;
+
+/* What the delta of the next event depends on; UINT64_MAX: no previous event. */
+struct ctf_pretty_times {
+	uint64_t last_real, delta_real;
+	uint64_t last_cycles, delta_cycles;
+};
+
+void ctf_pretty_times_init(struct ctf_pretty_times *t);
+/* Advances t past ev as printing ev with p's options does. */
+void ctf_pretty_track(const struct strata_ctf_pretty *p, struct ctf_pretty_times *t,
+		      const struct strata_ctf_event *ev);
+void ctf_pretty_set_times(struct strata_ctf_pretty *p, const struct ctf_pretty_times *t);
+
+/*
+ * A printer with p's options that only formats: its lines stay pending
+ * until taken with ctf_pretty_swap_line(). Warnings (never expected: the
+ * caller keeps negative times away from it) go to p's error stream.
+ * Destroy with strata_ctf_pretty_destroy().
+ */
+struct strata_ctf_pretty *ctf_pretty_clone(const struct strata_ctf_pretty *p);
+/* Appends the line of ev to the pending lines, never writing. */
+void ctf_pretty_format(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev);
+/* Exchanges the pending lines with the content of b. */
+void ctf_pretty_swap_line(struct strata_ctf_pretty *p, struct ctf_pbuf *b);
+/* Writes the pending lines, then text (emptied), to p's output. Returns 0 or -errno. */
+int ctf_pretty_write(struct strata_ctf_pretty *p, struct ctf_pbuf *text);
+
+/* Which batches strata_ctf_pretty_run()'s helper thread formats itself. */
+enum ctf_run_self {
+	CTF_RUN_SELF_ADAPTIVE, /* those started while the printing thread lags */
+	CTF_RUN_SELF_NEVER,
+	CTF_RUN_SELF_ALWAYS,
+};
+
+struct strata_ctf_reader;
+
+/*
+ * strata_ctf_pretty_run() with the helper's policy and the messages per
+ * batch (0: the default) chosen, so the tests can cover every path.
+ */
+int ctf_pretty_run_with(struct strata_ctf_pretty *p, struct strata_ctf_reader *reader,
+			enum ctf_run_self self, size_t batch);
+
 #endif

@@ -5,7 +5,19 @@
  *
  *   helper thread                         calling thread
  *   reader_next() -> copy into batch[h]   print batch[t] -> stdio
+ *             or -> format into batch[h]  or write its text -> stdio
  *        \__________ ring of RUN_NBATCH batches _________/
+ *
+ * When the calling thread lags (half the ring or more waits for it), the
+ * helper formats the next batch itself with a second printer (a clone
+ * with the same options) straight from the reader's messages, which saves
+ * the copy; the calling thread then only writes that batch's text. Each
+ * batch carries the delta state before its first event, which is all a
+ * printer needs from the events before. Messages whose printing depends
+ * on more than that stay with the calling thread's printer: discarded
+ * items (warnings to the error stream between lines) and, from the first
+ * one on, negative times (a one-time warning, then another format); such
+ * a message ends a formatted batch and opens a copied one.
  *
  * A message borrowed from the reader dies at the next reader_next(), so
  * the helper copies what the printer reads: the event, the value subtrees
@@ -95,6 +107,10 @@ struct run_batch {
 	struct run_chunk *spare; /* emptied chunks, reused */
 	bool end; /* the reader reached the end after these messages */
 	int error; /* < 0: the reader (or a copy) failed after these messages */
+	/* The helper formatted the messages itself: text holds their lines. */
+	bool formatted;
+	struct ctf_pbuf text;
+	struct ctf_pretty_times start; /* before the first message */
 };
 
 /* Producer-side memo: does a scope root type contain any text? */
@@ -135,6 +151,14 @@ struct run_memo {
 
 struct run {
 	struct strata_ctf_reader *reader;
+	size_t batch; /* messages per batch, <= RUN_BATCH */
+	enum ctf_run_self self_mode;
+	/* Helper side: its printer, the times after the last message read. */
+	struct strata_ctf_pretty *fmt;
+	struct ctf_pretty_times times;
+	bool negative_seen; /* from then on the printing thread formats everything */
+	bool has_pending; /* pending: read, not yet in a batch */
+	struct strata_ctf_msg pending;
 	struct run_memo memo[RUN_MEMO];
 	struct run_shape *shapes;
 	pthread_mutex_t lock;
@@ -444,35 +468,95 @@ static int copy_other(struct run_batch *b, struct run_msg *m, const struct strat
 	return 0;
 }
 
-/* Fills one batch; returns false when the producer must stop after it. */
-static bool fill_batch(struct run *r, struct run_batch *b)
+/*
+ * Whether the helper's printer must leave msg to the printing thread's:
+ * discarded-item warnings go to the error stream in order with the lines,
+ * and the first negative time prints a warning and changes how later
+ * times print (ctf_fmt_wall()), so from there on one printer does it all.
+ */
+static bool needs_main_printer(struct run *r, const struct strata_ctf_msg *msg)
+{
+	if (msg->type != STRATA_CTF_MSG_EVENT)
+		return true;
+	if (msg->event->has_clock && msg->event->ns < 0)
+		r->negative_seen = true;
+	return r->negative_seen;
+}
+
+/*
+ * Fills one batch, formatting its events on this thread when self is set;
+ * returns false when the producer must stop after it.
+ */
+static bool fill_batch(struct run *r, struct run_batch *b, bool self)
 {
 	batch_reset(b);
-	while (b->n < RUN_BATCH) {
+	b->start = r->times;
+	b->formatted = self;
+	if (self)
+		ctf_pretty_set_times(r->fmt, &r->times);
+	while (b->n < r->batch) {
 		struct run_msg *m = &b->msgs[b->n];
 		struct strata_ctf_msg msg;
-		enum strata_ctf_status st = strata_ctf_reader_next(r->reader, &msg);
-		int ret;
+		int ret = 0;
 
-		if (st == STRATA_CTF_END) {
-			b->end = true;
-			return false;
+		if (r->has_pending) {
+			msg = r->pending;
+			r->has_pending = false;
+		} else {
+			enum strata_ctf_status st = strata_ctf_reader_next(r->reader, &msg);
+
+			if (st == STRATA_CTF_END) {
+				b->end = true;
+				break;
+			}
+			if (st != STRATA_CTF_OK) {
+				b->error = -STRATA_ESTREAM;
+				break;
+			}
 		}
-		if (st != STRATA_CTF_OK) {
-			b->error = -STRATA_ESTREAM;
-			return false;
+		if (b->formatted && needs_main_printer(r, &msg)) {
+			if (b->n) {
+				/* Ends the batch; msg (still valid: no reader_next) opens the next. */
+				r->pending = msg;
+				r->has_pending = true;
+				break;
+			}
+			b->formatted = false;
 		}
-		if (msg.type == STRATA_CTF_MSG_EVENT)
-			ret = copy_event(r, b, m, msg.event);
-		else
+		if (msg.type != STRATA_CTF_MSG_EVENT) {
 			ret = copy_other(b, m, &msg);
+		} else {
+			if (b->formatted)
+				ctf_pretty_format(r->fmt, msg.event);
+			else
+				ret = copy_event(r, b, m, msg.event);
+			ctf_pretty_track(r->fmt, &r->times, msg.event);
+		}
 		if (ret < 0) {
 			b->error = ret;
-			return false;
+			break;
 		}
 		b->n++;
 	}
-	return true;
+	if (b->formatted)
+		ctf_pretty_swap_line(r->fmt, &b->text);
+	return !b->end && !b->error;
+}
+
+/*
+ * The helper formats a batch itself, saving the copy, when the printing
+ * thread is behind: half the ring or more waits for it.
+ */
+static bool self_format(const struct run *r)
+{
+	switch (r->self_mode) {
+	case CTF_RUN_SELF_NEVER:
+		return false;
+	case CTF_RUN_SELF_ALWAYS:
+		return !r->negative_seen;
+	default:
+		return !r->negative_seen && r->filled >= RUN_NBATCH / 2;
+	}
 }
 
 static void *producer(void *arg)
@@ -482,6 +566,7 @@ static void *producer(void *arg)
 
 	while (more) {
 		struct run_batch *b;
+		bool self;
 
 		pthread_mutex_lock(&r->lock);
 		while (r->filled == RUN_NBATCH && !r->stop)
@@ -491,9 +576,10 @@ static void *producer(void *arg)
 			break;
 		}
 		b = &r->batches[r->head];
+		self = self_format(r);
 		pthread_mutex_unlock(&r->lock);
 
-		more = fill_batch(r, b);
+		more = fill_batch(r, b, self);
 
 		/* Release: the consumer reads b only after seeing filled grow. */
 		pthread_mutex_lock(&r->lock);
@@ -519,6 +605,14 @@ static void fill_shape(struct run_shape *sh, const uint64_t *w)
 /* Prints one batch; returns 0, 1 at the end of the traces, or < 0. */
 static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
 {
+	if (b->formatted) {
+		int ret = ctf_pretty_write(p, &b->text);
+
+		if (ret < 0)
+			return ret;
+		goto out;
+	}
+	ctf_pretty_set_times(p, &b->start);
 	for (size_t i = 0; i < b->n; i++) {
 		const struct run_msg *m = &b->msgs[i];
 		struct strata_ctf_event ev;
@@ -557,6 +651,7 @@ static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
 		if (ret < 0)
 			return ret;
 	}
+out:
 	if (b->error)
 		return b->error;
 	return b->end ? 1 : 0;
@@ -578,7 +673,9 @@ static void run_release(struct run *r)
 		free(b->others);
 		free(b->vals);
 		free(b->words);
+		ctf_pbuf_release(&b->text);
 	}
+	strata_ctf_pretty_destroy(r->fmt);
 	while (r->shapes) {
 		struct run_shape *sh = r->shapes;
 
@@ -591,12 +688,25 @@ static void run_release(struct run *r)
 
 int strata_ctf_pretty_run(struct strata_ctf_pretty *p, struct strata_ctf_reader *reader)
 {
-	struct run r = { .reader = reader };
+	return ctf_pretty_run_with(p, reader, CTF_RUN_SELF_ADAPTIVE, RUN_BATCH);
+}
+
+int ctf_pretty_run_with(struct strata_ctf_pretty *p, struct strata_ctf_reader *reader,
+			enum ctf_run_self self, size_t batch)
+{
+	struct run r = { .reader = reader, .self_mode = self };
 	pthread_t thread;
 	int ret = 0;
 
+	r.batch = batch ? MIN(batch, (size_t)RUN_BATCH) : RUN_BATCH;
+	ctf_pretty_times_init(&r.times);
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
+	r.fmt = ctf_pretty_clone(p);
+	if (!r.fmt) {
+		run_release(&r);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < RUN_NBATCH; i++) {
 		r.batches[i].msgs = malloc(RUN_BATCH * sizeof(*r.batches[i].msgs));
 		if (!r.batches[i].msgs) {

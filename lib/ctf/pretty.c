@@ -103,9 +103,7 @@ struct strata_ctf_pretty {
 	struct ctf_pbuf warn; /* one discarded-item warning */
 	struct ctf_pretty_clock clock;
 
-	/* Like babeltrace2: UINT64_MAX means "no previous event". */
-	uint64_t last_real, delta_real;
-	uint64_t last_cycles, delta_cycles;
+	struct ctf_pretty_times times;
 
 	struct type_info *types; /* open addressing, power-of-two size */
 	size_t n_types, cap_types;
@@ -189,8 +187,7 @@ struct strata_ctf_pretty *strata_ctf_pretty_create(const struct strata_ctf_prett
 
 	ctf_pretty_clock_init(&p->clock, opts->clock_gmt, opts->clock_date, opts->clock_seconds,
 			      err);
-	p->last_real = p->delta_real = UINT64_MAX;
-	p->last_cycles = p->delta_cycles = UINT64_MAX;
+	ctf_pretty_times_init(&p->times);
 	return p;
 }
 
@@ -198,7 +195,8 @@ void strata_ctf_pretty_destroy(struct strata_ctf_pretty *p)
 {
 	if (!p)
 		return;
-	strata_ctf_pretty_flush(p);
+	if (p->out) /* clones never write */
+		strata_ctf_pretty_flush(p);
 	for (size_t i = 0; i < p->cap_types; i++) {
 		free(p->types[i].canon);
 		free(p->types[i].members);
@@ -699,6 +697,28 @@ static void print_name_equal(struct strata_ctf_pretty *p, const char *name, size
 
 #define NAME_EQUAL(p, s) print_name_equal((p), "" s, sizeof(s) - 1)
 
+void ctf_pretty_times_init(struct ctf_pretty_times *t)
+{
+	t->last_real = t->delta_real = UINT64_MAX;
+	t->last_cycles = t->delta_cycles = UINT64_MAX;
+}
+
+void ctf_pretty_track(const struct strata_ctf_pretty *p, struct ctf_pretty_times *t,
+		      const struct strata_ctf_event *ev)
+{
+	if (!ev->has_clock)
+		return;
+	if (p->cycles) {
+		if (t->last_cycles != UINT64_MAX)
+			t->delta_cycles = ev->cycles - t->last_cycles;
+		t->last_cycles = ev->cycles;
+	} else {
+		if (t->last_real != UINT64_MAX)
+			t->delta_real = (uint64_t)ev->ns - t->last_real;
+		t->last_real = (uint64_t)ev->ns;
+	}
+}
+
 static void print_timestamp(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
 {
 	bool names = p->names_header;
@@ -708,17 +728,12 @@ static void print_timestamp(struct strata_ctf_pretty *p, const struct strata_ctf
 		NAME_EQUAL(p, "timestamp");
 	else
 		ctf_pbuf_addc(&p->line, '[');
+	ctf_pretty_track(p, &p->times, ev);
 	COLOR(p, COLOR_TIMESTAMP);
 	if (p->cycles) {
 		w = ctf_pbuf_reserve(&p->line, 20);
 		p->line.len += ctf_fmt_u64_pad(w, ev->cycles, 20);
-		if (p->last_cycles != UINT64_MAX)
-			p->delta_cycles = ev->cycles - p->last_cycles;
-		p->last_cycles = ev->cycles;
 	} else {
-		if (p->last_real != UINT64_MAX)
-			p->delta_real = (uint64_t)ev->ns - p->last_real;
-		p->last_real = (uint64_t)ev->ns;
 		ctf_fmt_wall(&p->clock, &p->line, ev->ns);
 	}
 	COLOR(p, COLOR_RST);
@@ -733,17 +748,18 @@ static void print_timestamp(struct strata_ctf_pretty *p, const struct strata_ctf
 			ctf_pbuf_addc(&p->line, '(');
 		}
 		if (p->cycles) {
-			if (p->delta_cycles == UINT64_MAX) {
+			if (p->times.delta_cycles == UINT64_MAX) {
 				ctf_pbuf_lit(&p->line, "+????????????");
 			} else {
 				w = ctf_pbuf_reserve(&p->line, 21);
 				*w = '+';
-				p->line.len += 1 + ctf_fmt_u64_pad(w + 1, p->delta_cycles, 12);
+				p->line.len +=
+					1 + ctf_fmt_u64_pad(w + 1, p->times.delta_cycles, 12);
 			}
-		} else if (p->delta_real == UINT64_MAX) {
+		} else if (p->times.delta_real == UINT64_MAX) {
 			ctf_pbuf_lit(&p->line, "+?.?????????");
 		} else {
-			ctf_fmt_delta(&p->line, p->delta_real);
+			ctf_fmt_delta(&p->line, p->times.delta_real);
 		}
 		if (!names)
 			ctf_pbuf_lit(&p->line, ") ");
@@ -989,7 +1005,7 @@ int strata_ctf_pretty_flush(struct strata_ctf_pretty *p)
 	return write_buf(&p->line, p->out);
 }
 
-static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
+void ctf_pretty_format(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
 {
 	unsigned mask;
 
@@ -1001,9 +1017,65 @@ static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_even
 	PRINT_SCOPE(p, CTF_SCOPE_EVENT_CONTEXT, "event.context", p->names_context);
 	PRINT_SCOPE(p, CTF_SCOPE_EVENT_PAYLOAD, "event.fields", p->names_payload);
 	ctf_pbuf_addc(&p->line, '\n');
+}
+
+static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev)
+{
+	ctf_pretty_format(p, ev);
 	if (p->line.len < BATCH_SIZE && !p->line.oom)
 		return 0;
 	return strata_ctf_pretty_flush(p);
+}
+
+struct strata_ctf_pretty *ctf_pretty_clone(const struct strata_ctf_pretty *p)
+{
+	struct strata_ctf_pretty *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	/* The options; caches, buffers and times start empty. */
+	c->out = NULL;
+	c->err = p->err;
+	c->color = p->color;
+	c->color_warnings = p->color_warnings;
+	c->delta = p->delta;
+	c->cycles = p->cycles;
+	c->names_payload = p->names_payload;
+	c->names_context = p->names_context;
+	c->names_scope = p->names_scope;
+	c->names_header = p->names_header;
+	c->f_trace = p->f_trace;
+	c->f_hostname = p->f_hostname;
+	c->f_domain = p->f_domain;
+	c->f_procname = p->f_procname;
+	c->f_vpid = p->f_vpid;
+	c->f_loglevel = p->f_loglevel;
+	c->f_emf = p->f_emf;
+	ctf_pretty_clock_init(&c->clock, p->clock.gmt, p->clock.date, p->clock.seconds, p->err);
+	ctf_pretty_times_init(&c->times);
+	return c;
+}
+
+void ctf_pretty_set_times(struct strata_ctf_pretty *p, const struct ctf_pretty_times *t)
+{
+	p->times = *t;
+}
+
+void ctf_pretty_swap_line(struct strata_ctf_pretty *p, struct ctf_pbuf *b)
+{
+	struct ctf_pbuf tmp = p->line;
+
+	p->line = *b;
+	*b = tmp;
+}
+
+int ctf_pretty_write(struct strata_ctf_pretty *p, struct ctf_pbuf *text)
+{
+	int ret = strata_ctf_pretty_flush(p);
+
+	if (ret < 0)
+		return ret;
+	return write_buf(text, p->out);
 }
 
 /* --- discarded items ------------------------------------------------------------ */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * strata_ctf_pretty_run() (decoding on a helper thread) prints exactly
- * what the plain reader_next() + pretty_print() loop prints, including up
- * to a decoding error, on the committed test traces.
+ * strata_ctf_pretty_run() (decoding on a helper thread, which formats some
+ * batches itself) prints exactly what the plain reader_next() +
+ * pretty_print() loop prints, including up to a decoding error, on the
+ * committed test traces, whichever batches the helper formats.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include <strata/error.h>
 
 #include "common/common.h"
+#include "ctf/pretty-internal.h"
 
 static char trace_dir[4096];
 
@@ -32,8 +34,28 @@ static const char *trace_path(const char *rel)
 	return trace_dir;
 }
 
+/* How print_trace() runs the printer. */
+struct mode {
+	bool threaded;
+	enum ctf_run_self self;
+	size_t batch;
+};
+
+static const struct mode serial = { .threaded = false };
+
+/*
+ * The public default, then each helper policy with batch sizes that put
+ * batch ends everywhere: next to discarded items, negative times, errors.
+ */
+static const struct mode threaded_modes[] = {
+	{ true, CTF_RUN_SELF_ADAPTIVE, 0 }, { true, CTF_RUN_SELF_NEVER, 0 },
+	{ true, CTF_RUN_SELF_ALWAYS, 0 },   { true, CTF_RUN_SELF_ALWAYS, 1 },
+	{ true, CTF_RUN_SELF_ALWAYS, 3 },   { true, CTF_RUN_SELF_NEVER, 2 },
+	{ true, CTF_RUN_SELF_ALWAYS, 64 },
+};
+
 /* Prints the trace at rel with or without the helper thread. */
-static int print_trace(const char *rel, bool threaded, char **ret_out, char **ret_err)
+static int print_trace(const char *rel, const struct mode *mode, char **ret_out, char **ret_err)
 {
 	const char *path = trace_path(rel);
 	struct strata_ctf_pretty_options o = { 0 };
@@ -49,8 +71,10 @@ static int print_trace(const char *rel, bool threaded, char **ret_out, char **re
 	assert_int_equal(strata_ctf_reader_create(&path, 1, NULL, &r, NULL), 0);
 	p = strata_ctf_pretty_create(&o, out, err);
 	assert_non_null(p);
-	if (threaded) {
+	if (mode->threaded && mode->self == CTF_RUN_SELF_ADAPTIVE && !mode->batch) {
 		ret = strata_ctf_pretty_run(p, r);
+	} else if (mode->threaded) {
+		ret = ctf_pretty_run_with(p, r, mode->self, mode->batch);
 	} else {
 		struct strata_ctf_msg msg;
 		enum strata_ctf_status st;
@@ -79,15 +103,17 @@ static void check_same(const char *rel, int want_ret)
 		print_message("no trace at %s\n", trace_path(rel));
 		skip();
 	}
-	assert_int_equal(print_trace(rel, false, &out1, &err1), want_ret);
-	assert_int_equal(print_trace(rel, true, &out2, &err2), want_ret);
+	assert_int_equal(print_trace(rel, &serial, &out1, &err1), want_ret);
 	assert_true(strlen(out1) > 0 || want_ret != 0);
-	assert_string_equal(out1, out2);
-	assert_string_equal(err1, err2);
+	for (size_t i = 0; i < ARRAY_SIZE(threaded_modes); i++) {
+		assert_int_equal(print_trace(rel, &threaded_modes[i], &out2, &err2), want_ret);
+		assert_string_equal(out1, out2);
+		assert_string_equal(err1, err2);
+		free(out2);
+		free(err2);
+	}
 	free(out1);
 	free(err1);
-	free(out2);
-	free(err2);
 }
 
 static void test_lttng(void **state)
@@ -117,6 +143,7 @@ static void test_shapes(void **state)
 	check_same("gen/clock-neg", 0);
 	check_same("gen/packetized-be", 0);
 	check_same("gen/noclock", 0);
+	check_same("gen/compact-wrap", 0);
 }
 
 static void test_decode_error(void **state)
