@@ -44,6 +44,12 @@ struct strata_ctf_reader_options {
 	 * the tests compare the programs with.
 	 */
 	bool generic_decode;
+	/*
+	 * Worker threads decoding streams ahead of the caller (at most one per
+	 * stream; 0 or 1: none, everything runs in the caller's thread). The
+	 * messages are the same; wall time drops, CPU time rises a little.
+	 */
+	unsigned decode_threads;
 };
 
 enum strata_ctf_status {

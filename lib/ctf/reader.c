@@ -12,6 +12,7 @@
 #include <strata/ctf.h>
 #include <strata/error.h>
 
+#include "ctf/decode-ahead.h"
 #include "ctf/merge.h"
 #include "ctf/stream.h"
 #include "common/common.h"
@@ -35,6 +36,8 @@ struct strata_ctf_reader {
 	unsigned n_batch;
 	struct ctf_stream **refill;
 	size_t n_refill;
+	unsigned decode_threads;
+	struct ctf_ahead *ahead;
 	char err[1024];
 };
 
@@ -59,6 +62,7 @@ void strata_ctf_reader_destroy(struct strata_ctf_reader *r)
 {
 	if (!r)
 		return;
+	ctf_ahead_stop(r->ahead);
 	for (size_t i = 0; i < r->n_streams; i++) {
 		ctf_stream_release(r->streams[i]);
 		free(r->streams[i]);
@@ -286,6 +290,7 @@ int strata_ctf_reader_create(const char *const *paths, unsigned n_paths,
 	}
 	ctf_found_traces_free(found, n_found);
 	r->last_ns = INT64_MIN;
+	r->decode_threads = opts ? opts->decode_threads : 0;
 	*ret_reader = r;
 	return 0;
 err:
@@ -380,6 +385,16 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 		/* babeltrace2 validates its upstream iterators in port order. */
 		for (size_t i = r->n_streams; i-- > 0;)
 			r->refill[r->n_refill++] = r->streams[i];
+		if (r->decode_threads > 1 && r->n_streams) {
+			ret = ctf_ahead_start(r->streams, r->n_streams, r->decode_threads,
+					      &r->ahead);
+			if (ret < 0) {
+				snprintf(r->err, sizeof(r->err),
+					 "Failed to start the decoding threads: %s",
+					 strata_strerror(ret));
+				goto fail;
+			}
+		}
 	}
 	for (;;) {
 		ret = mux_step(r, &slot);

@@ -14,6 +14,7 @@
 
 #include <strata/error.h>
 
+#include "ctf/decode-ahead.h"
 #include "ctf/stream.h"
 #include "common/common.h"
 
@@ -164,7 +165,9 @@ static int packet_begin(struct ctf_stream *s)
 				  "stream class changes from %" PRIu64 " to %" PRIu64
 				  " within one stream",
 				  s->scd->sc->id, sc_id);
-	s->scd = scd;
+	/* Once: the reader's thread reads it while a worker decodes ahead. */
+	if (!s->scd)
+		s->scd = scd;
 	if (scd->packet_context) {
 		r = ctf_dec_root(&d, CTF_SCOPE_PACKET_CONTEXT, scd->packet_context, &s->pc_idx);
 		if (r < 0)
@@ -364,7 +367,7 @@ int ctf_ec_pool_recycle(struct ctf_ec_pool *pool, uint32_t obj)
 	return 0;
 }
 
-static int event_decode(struct ctf_stream *s, struct ctf_slot *slot, int64_t last_ns)
+static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 {
 	const struct ctf_sc_dec *scd = s->scd;
 	const struct ctf_ec_dec *ecd;
@@ -465,46 +468,45 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot, int64_t las
 					  " cannot be converted to nanoseconds from origin",
 					  cycles);
 		slot->key_ns = ev->ns;
+		slot->key_last = false;
 	} else {
 		ev->cycles = 0;
 		ev->ns = 0;
-		slot->key_ns = last_ns;
+		slot->key_last = true;
 	}
 	slot->kind = CTF_K_EVENT;
 	slot->msg.type = STRATA_CTF_MSG_EVENT;
 	slot->msg.event = ev;
-	r = recycle_object(s, ecd, slot);
-	if (r < 0)
-		return stream_err(s, r, s->pkt_off + start / 8, "out of memory");
+	slot->ecd = ecd;
+	slot->pool = NULL;
 	return 1;
 }
 
-static void set_simple(struct ctf_slot *slot, enum ctf_kind kind, int64_t key)
+/* A message whose merge key is ns, or the last returned time when !has. */
+static void set_simple(struct ctf_slot *slot, enum ctf_kind kind, bool has, int64_t ns)
 {
 	slot->kind = (uint8_t)kind;
-	slot->key_ns = key;
+	slot->key_ns = ns;
+	slot->key_last = !has;
 	slot->pool = NULL;
 }
 
-/* A packet time as a merge key, or last_ns when the class has none. */
-static int64_t packet_key(struct ctf_stream *s, bool has, uint64_t raw, int64_t last_ns)
+/* A packet time as a merge key; false when the class has none. */
+static bool packet_key(struct ctf_stream *s, bool has, uint64_t raw, int64_t *ret_ns)
 {
-	int64_t ns;
-
-	if (has && s->scd->sc->default_clock >= 0 &&
-	    ctf_clock_to_ns(s->rt->td, s->scd->sc->default_clock, raw, &ns))
-		return ns;
-	return last_ns;
+	return has && s->scd->sc->default_clock >= 0 &&
+	       ctf_clock_to_ns(s->rt->td, s->scd->sc->default_clock, raw, ret_ns);
 }
 
-int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot, int64_t last_ns)
+int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
 {
+	int64_t ns = 0;
 	int r;
 
 	for (;;) {
 		if (!s->sb_done) {
 			s->sb_done = true;
-			set_simple(slot, CTF_K_STREAM_BEGIN, last_ns);
+			set_simple(slot, CTF_K_STREAM_BEGIN, false, 0);
 			return 1;
 		}
 		if (s->in_packet) {
@@ -517,7 +519,7 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot, int64_t last
 						CTF_K_DISC_EVENTS :
 						CTF_K_DISC_PACKETS,
 					/* babeltrace2's muxer orders these by their beginning. */
-					p->d.has_range ? p->d.begin_ns : last_ns);
+					p->d.has_range, p->d.begin_ns);
 				slot->pend = *p;
 				memset(&slot->msg, 0, sizeof(slot->msg));
 				slot->msg.type = p->type;
@@ -525,20 +527,22 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot, int64_t last
 				return 1;
 			}
 			if (!s->pb_done) {
+				bool has =
+					packet_key(s, s->snap.has_ts_begin, s->snap.ts_begin, &ns);
+
 				s->pb_done = true;
-				set_simple(slot, CTF_K_PACKET_BEGIN,
-					   packet_key(s, s->snap.has_ts_begin, s->snap.ts_begin,
-						      last_ns));
+				set_simple(slot, CTF_K_PACKET_BEGIN, has, ns);
 				return 1;
 			}
 			if (s->pos >= s->content_end) {
+				bool has;
+
 				packet_end(s);
-				set_simple(
-					slot, CTF_K_PACKET_END,
-					packet_key(s, s->snap.has_ts_end, s->snap.ts_end, last_ns));
+				has = packet_key(s, s->snap.has_ts_end, s->snap.ts_end, &ns);
+				set_simple(slot, CTF_K_PACKET_END, has, ns);
 				return 1;
 			}
-			return event_decode(s, slot, last_ns);
+			return event_decode(s, slot);
 		}
 		if (s->ended)
 			return 0;
@@ -548,7 +552,7 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot, int64_t last
 				return 0;
 			}
 			s->se_done = true;
-			set_simple(slot, CTF_K_STREAM_END, last_ns);
+			set_simple(slot, CTF_K_STREAM_END, false, 0);
 			return 1;
 		}
 		if (s->pkt_off >= s->files[s->cur_file].size) {
@@ -562,6 +566,16 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot, int64_t last
 	}
 }
 
+/* What a message's place in the merge decides (ctf_stream_refill()). */
+static int finish_slot(struct ctf_stream *s, struct ctf_slot *slot, int64_t last_ns)
+{
+	if (slot->key_last)
+		slot->key_ns = last_ns;
+	if (slot->kind != CTF_K_EVENT)
+		return 1;
+	return recycle_object(s, slot->ecd, slot) < 0 ? -ENOMEM : 1;
+}
+
 int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 {
 	unsigned n = 0;
@@ -569,10 +583,16 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 
 	if (s->q_err)
 		return s->q_err;
+	if (s->ahead)
+		ctf_ahead_release(s);
 	s->q_head = 0;
 	s->q_len = 0;
 	while (n < CTF_BT_BATCH) {
-		r = ctf_stream_produce(s, &s->q[n], last_ns);
+		struct ctf_slot *slot = &s->q[n];
+
+		r = s->ahead ? ctf_ahead_take(s, &slot) : ctf_stream_produce(s, slot);
+		if (r > 0)
+			r = finish_slot(s, slot, last_ns);
 		if (r < 0) {
 			/* babeltrace2 delivers what it produced before failing. */
 			if (n == 0)
@@ -582,7 +602,7 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 		}
 		if (r == 0)
 			break;
-		n++;
+		s->qp[n++] = slot;
 	}
 	s->q_len = n;
 	return (int)n;
@@ -631,7 +651,7 @@ void ctf_stream_release(struct ctf_stream *s)
 		free(s->files[i].path);
 	}
 	free(s->files);
-	for (int i = 0; i < CTF_PKT_RING; i++)
+	for (unsigned i = 0; i < CTF_PKT_RING; i++)
 		ctf_values_release(&s->pkt_ring[i]);
 	for (int i = 0; i < CTF_BT_BATCH; i++)
 		ctf_values_release(&s->q[i].ev_vals);

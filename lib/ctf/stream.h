@@ -76,8 +76,15 @@ enum ctf_kind {
 
 /* Messages per upstream refill and per muxer call in babeltrace2 2.0.4. */
 #define CTF_BT_BATCH 15
-/* Packets whose values may still be referenced by queued events. */
-#define CTF_PKT_RING 32
+/* Slots a worker thread decodes ahead per stream (decode-ahead.h). */
+#define CTF_AHEAD_SLOTS 1024u
+/*
+ * Packets whose values may still be referenced by queued events: every
+ * packet takes at least two slots (its beginning and end), so the slots
+ * decoded ahead and queued span at most half as many packets, plus the one
+ * being decoded and the one of the message last returned.
+ */
+#define CTF_PKT_RING (CTF_AHEAD_SLOTS / 2 + 8)
 
 /* Packet-context values babeltrace2 calls "snapshots" (absent unless has_*). */
 struct ctf_snapshots {
@@ -100,8 +107,11 @@ struct ctf_slot {
 	struct strata_ctf_event ev;
 	struct ctf_pending pend;
 	struct ctf_values ev_vals;
+	const struct ctf_ec_dec *ecd; /* events */
 	struct ctf_ec_pool *pool; /* events: the recycled object they hold */
 	uint32_t obj;
+	/* key_ns is the merge's last returned time, set when the slot is queued. */
+	bool key_last;
 };
 
 /* Properties of a stream file's first packet (discovery). */
@@ -113,6 +123,8 @@ struct ctf_packet_props {
 	uint64_t begin_raw;
 	int64_t begin_ns;
 };
+
+struct ctf_ahead_ring;
 
 struct ctf_stream {
 	const struct ctf_reader_trace *rt;
@@ -144,10 +156,15 @@ struct ctf_stream {
 	unsigned n_pending, next_pending;
 	bool sb_done, pb_done, se_done;
 
-	/* Messages produced ahead, as babeltrace2's upstream queue. */
+	/*
+	 * Messages produced ahead, as babeltrace2's upstream queue: qp[] points
+	 * into q[], or into the ring of the worker decoding ahead (NULL: none).
+	 */
 	struct ctf_slot q[CTF_BT_BATCH];
+	struct ctf_slot *qp[CTF_BT_BATCH];
 	unsigned q_head, q_len;
 	int q_err; /* error met while producing after the queued messages */
+	struct ctf_ahead_ring *ahead;
 
 	/* Where errors are described (the reader's buffer). */
 	char *err;
@@ -161,26 +178,30 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, c
 /*
  * Produce the stream's next message (any kind) into slot: 1 when produced,
  * 0 after the stream end, -STRATA_ESTREAM / -STRATA_ECLOCK / -ENOMEM on
- * error (s->err filled). last_ns is the merge's last returned time, the key
- * of messages without a clock value, as in babeltrace2's muxer.
+ * error (s->err filled). Messages without a clock value take the merge's
+ * last returned time as their key, as in babeltrace2's muxer: slot->key_last,
+ * applied by ctf_stream_refill(). Touches only the stream and the slot, so
+ * a worker thread may run it (decode-ahead.h).
  */
-int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot, int64_t last_ns);
+int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot);
 
 /*
- * Refill the empty queue with up to CTF_BT_BATCH messages. Returns how
- * many (0: the stream ended), or the error that stopped production when
- * nothing could be queued.
+ * Refill the empty queue with up to CTF_BT_BATCH messages, produced here or
+ * taken from the worker decoding ahead, then finished in queue order: the
+ * keys that depend on last_ns, the recycled objects (struct ctf_ec_pool).
+ * Returns how many (0: the stream ended), or the error that stopped
+ * production when nothing could be queued.
  */
 int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns);
 
 static inline struct ctf_slot *ctf_stream_head(struct ctf_stream *s)
 {
-	return &s->q[s->q_head];
+	return s->qp[s->q_head];
 }
 
 static inline const struct ctf_slot *ctf_stream_chead(const struct ctf_stream *s)
 {
-	return &s->q[s->q_head];
+	return s->qp[s->q_head];
 }
 
 /* The recycled-object pool of an event class (see struct ctf_ec_pool). */

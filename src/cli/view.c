@@ -486,6 +486,15 @@ static int run_view(int argc, char **argv)
 	a.pretty.color = colors && a.color != COLOR_NEVER;
 	a.pretty.color_warnings = colors;
 
+	/*
+	 * Nothing to print: decode the streams on every CPU. (The text path
+	 * already uses a second thread for printing.)
+	 */
+	if (a.decode_only) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		a.reader.decode_threads = cpus > 1 ? (unsigned)MIN(cpus, 64L) : 0;
+	}
 	ret = strata_ctf_reader_create(a.paths, a.n_paths, &a.reader, &reader, &errmsg);
 	if (ret < 0)
 		return open_error(&a, ret, errmsg);

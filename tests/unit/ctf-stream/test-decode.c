@@ -556,7 +556,7 @@ static int next_visible(struct ctf_stream *s)
 	int r;
 
 	do
-		r = ctf_stream_produce(s, &slot, 0);
+		r = ctf_stream_produce(s, &slot);
 	while (r == 1 && slot.kind != CTF_K_EVENT && slot.kind != CTF_K_DISC_EVENTS &&
 	       slot.kind != CTF_K_DISC_PACKETS);
 	return r;
@@ -662,7 +662,7 @@ static void expect_error(const struct pkt_spec *second, size_t truncate_to, cons
 		s->err = fx.err;
 		s->errlen = sizeof(fx.err);
 		do
-			r = ctf_stream_produce(s, &slot, 0);
+			r = ctf_stream_produce(s, &slot);
 		while (r == 1);
 		ctf_values_release(&slot.ev_vals);
 	}
@@ -714,6 +714,7 @@ static void fake_stream(struct ctf_stream *s, struct ctf_reader_trace *rt, struc
 	s->stream_id = stream_id;
 	s->path = (char *)"/t/x";
 	s->q_len = 1;
+	s->qp[0] = &s->q[0];
 	s->q[0].kind = CTF_K_EVENT;
 	s->q[0].key_ns = ns;
 	s->q[0].ev.ec = ec;

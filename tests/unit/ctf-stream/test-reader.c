@@ -371,14 +371,16 @@ static void test_clock_offset_option(void **state)
 }
 
 /* Everything two readers of the same input return, compared message by message. */
-static void compare_readers(const char *rel, const struct strata_ctf_reader_options *oa,
-			    const struct strata_ctf_reader_options *ob, unsigned *ret_events)
+static void compare_readers2(const char *rel, const char *rel2,
+			     const struct strata_ctf_reader_options *oa,
+			     const struct strata_ctf_reader_options *ob, unsigned *ret_events)
 {
 	struct strata_ctf_reader *a = NULL, *b = NULL;
-	char buf[1600], *ea = NULL, *eb = NULL;
-	const char *p = trace_path(rel, buf, sizeof(buf));
-	int ra = strata_ctf_reader_create(&p, 1, oa, &a, &ea);
-	int rb = strata_ctf_reader_create(&p, 1, ob, &b, &eb);
+	char buf[1600], buf2[1600], *ea = NULL, *eb = NULL;
+	const char *p[2] = { trace_path(rel, buf, sizeof(buf)),
+			     rel2 ? trace_path(rel2, buf2, sizeof(buf2)) : NULL };
+	int ra = strata_ctf_reader_create(p, rel2 ? 2 : 1, oa, &a, &ea);
+	int rb = strata_ctf_reader_create(p, rel2 ? 2 : 1, ob, &b, &eb);
 
 	assert_int_equal(ra, rb);
 	if (ra < 0) {
@@ -422,6 +424,12 @@ static void compare_readers(const char *rel, const struct strata_ctf_reader_opti
 	strata_ctf_reader_destroy(b);
 }
 
+static void compare_readers(const char *rel, const struct strata_ctf_reader_options *oa,
+			    const struct strata_ctf_reader_options *ob, unsigned *ret_events)
+{
+	compare_readers2(rel, NULL, oa, ob, ret_events);
+}
+
 /* Every trace of the corpus, well-formed or not, with the options a and b. */
 static void compare_corpus(const struct strata_ctf_reader_options *oa,
 			   const struct strata_ctf_reader_options *ob)
@@ -462,6 +470,34 @@ static void test_programs_match_tree_walk(void **state)
 	compare_corpus(NULL, &walk);
 }
 
+/*
+ * Worker threads decoding ahead (decode-ahead.h) change nothing: the same
+ * messages, recycled stale strings and errors, with one worker or several
+ * (most corpus traces have two to eight streams).
+ */
+static void test_decode_threads_same(void **state)
+{
+	struct strata_ctf_reader_options two = { .decode_threads = 2 };
+	struct strata_ctf_reader_options four = { .decode_threads = 4 };
+
+	static const char *const bad[] = {
+		"bad/truncated",	"bad/event-past-content", "bad/string-past-content",
+		"bad/unknown-event-id", "bad/variant-no-option",  "bad/huge-sequence",
+		"bad/bad-magic"
+	};
+	unsigned events = 0;
+
+	(void)state;
+	compare_corpus(NULL, &two);
+	compare_corpus(NULL, &four);
+	/* A malformed stream decoded by a worker, then by the caller's thread. */
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		compare_readers2("gen/minimal", bad[i], NULL, &two, &events);
+		compare_readers2(bad[i], "gen/minimal", NULL, &two, &events);
+	}
+	assert_true(events > 0);
+}
+
 int main(void)
 {
 	const char *src = getenv("STRATA_SOURCE_ROOT");
@@ -475,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_stale_empty_strings),
 		cmocka_unit_test(test_rotation_merge),
 		cmocka_unit_test(test_programs_match_tree_walk),
+		cmocka_unit_test(test_decode_threads_same),
 	};
 
 	snprintf(traces, sizeof(traces), "%s/tests/traces", src ? src : ".");

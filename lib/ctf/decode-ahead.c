@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Worker threads decoding streams ahead of the reader (decode-ahead.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf/decode-ahead.h"
+#include "common/common.h"
+
+/* Slots a worker decodes into one ring before looking at its others. */
+#define AHEAD_CHUNK 64u
+
+struct ctf_worker;
+
+struct ctf_ahead_ring {
+	struct ctf_slot *slots; /* CTF_AHEAD_SLOTS */
+	_Atomic uint32_t head; /* see decode-ahead.h */
+	_Atomic uint32_t tail;
+	uint32_t taken; /* reader only */
+	/* Set (release) after status, once the stream produced its last slot. */
+	_Atomic bool done;
+	int status; /* 0: ended, < 0: the error that stopped it */
+	_Atomic bool reader_sleeping;
+	struct ctf_worker *w;
+	char *report; /* the reader's error buffer */
+	size_t report_len;
+	char err[1024]; /* the worker's error text, until the reader reaches it */
+};
+
+struct ctf_worker {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t worker_cond, reader_cond;
+	_Atomic bool sleeping, stop;
+	struct ctf_stream **streams;
+	size_t n_streams;
+};
+
+struct ctf_ahead {
+	struct ctf_worker *workers;
+	unsigned n_workers;
+	struct ctf_stream **streams;
+	size_t n_streams;
+};
+
+/* seq_cst: the worker checks it again after raising w->sleeping. */
+static uint32_t ring_used(struct ctf_ahead_ring *ring, uint32_t head)
+{
+	/* Pairs with the store in ctf_ahead_release(): the slots are free. */
+	return head - atomic_load(&ring->tail);
+}
+
+/* Under w->lock, so that a sleeper between its check and its wait is not missed. */
+static void wake(struct ctf_worker *w, _Atomic bool *flag, pthread_cond_t *cond)
+{
+	pthread_mutex_lock(&w->lock);
+	atomic_store(flag, false);
+	pthread_cond_signal(cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Decode up to AHEAD_CHUNK slots into s's ring. Returns how many. */
+static uint32_t fill(struct ctf_stream *s)
+{
+	struct ctf_ahead_ring *ring = s->ahead;
+	uint32_t head = atomic_load_explicit(&ring->head, memory_order_relaxed), k = 0;
+	bool done = false;
+
+	while (k < AHEAD_CHUNK && ring_used(ring, head) < CTF_AHEAD_SLOTS) {
+		int r = ctf_stream_produce(s, &ring->slots[head % CTF_AHEAD_SLOTS]);
+
+		if (r <= 0) {
+			ring->status = r;
+			done = true;
+			break;
+		}
+		head++;
+		k++;
+	}
+	/* Pairs with the acquire in ctf_ahead_take(); seq_cst against reader_sleeping. */
+	atomic_store(&ring->head, head);
+	if (done)
+		atomic_store(&ring->done, true);
+	if (atomic_load(&ring->reader_sleeping) &&
+	    (done || ring_used(ring, head) >= CTF_AHEAD_SLOTS / 2))
+		wake(ring->w, &ring->reader_sleeping, &ring->w->reader_cond);
+	return k;
+}
+
+/* Whether any ring of w still needs decoding and has room. */
+static bool has_room(const struct ctf_worker *w, bool *live)
+{
+	bool room = false;
+
+	*live = false;
+	for (size_t i = 0; i < w->n_streams; i++) {
+		struct ctf_ahead_ring *ring = w->streams[i]->ahead;
+		uint32_t head;
+
+		if (atomic_load_explicit(&ring->done, memory_order_relaxed))
+			continue;
+		*live = true;
+		head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+		if (ring_used(ring, head) < CTF_AHEAD_SLOTS)
+			room = true;
+	}
+	return room;
+}
+
+static void *worker_main(void *arg)
+{
+	struct ctf_worker *w = arg;
+
+	while (!atomic_load(&w->stop)) {
+		bool live;
+
+		for (size_t i = 0; i < w->n_streams; i++)
+			if (!atomic_load_explicit(&w->streams[i]->ahead->done,
+						  memory_order_relaxed))
+				fill(w->streams[i]);
+		if (has_room(w, &live))
+			continue;
+		if (!live)
+			break;
+		atomic_store(&w->sleeping, true);
+		if (has_room(w, &live) || !live) {
+			atomic_store(&w->sleeping, false);
+			continue;
+		}
+		pthread_mutex_lock(&w->lock);
+		while (atomic_load(&w->sleeping) && !atomic_load(&w->stop))
+			pthread_cond_wait(&w->worker_cond, &w->lock);
+		pthread_mutex_unlock(&w->lock);
+	}
+	return NULL;
+}
+
+void ctf_ahead_release(struct ctf_stream *s)
+{
+	struct ctf_ahead_ring *ring = s->ahead;
+	uint32_t head;
+
+	/* Pairs with the acquire in ring_used(); seq_cst against w->sleeping. */
+	atomic_store(&ring->tail, ring->taken);
+	head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	if (atomic_load(&ring->w->sleeping) && head - ring->taken <= CTF_AHEAD_SLOTS / 2)
+		wake(ring->w, &ring->w->sleeping, &ring->w->worker_cond);
+}
+
+int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
+{
+	struct ctf_ahead_ring *ring = s->ahead;
+
+	for (;;) {
+		/* Pairs with the store in fill(): the slot is complete. */
+		uint32_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+
+		if (head != ring->taken) {
+			*ret_slot = &ring->slots[ring->taken++ % CTF_AHEAD_SLOTS];
+			return 1;
+		}
+		if (atomic_load_explicit(&ring->done, memory_order_acquire)) {
+			if (atomic_load_explicit(&ring->head, memory_order_acquire) != ring->taken)
+				continue;
+			if (ring->status < 0 && ring->report && ring->report_len)
+				snprintf(ring->report, ring->report_len, "%s", ring->err);
+			return ring->status;
+		}
+		atomic_store(&ring->reader_sleeping, true);
+		if (atomic_load(&ring->head) != ring->taken || atomic_load(&ring->done)) {
+			atomic_store(&ring->reader_sleeping, false);
+			continue;
+		}
+		pthread_mutex_lock(&ring->w->lock);
+		while (atomic_load(&ring->reader_sleeping))
+			pthread_cond_wait(&ring->w->reader_cond, &ring->w->lock);
+		pthread_mutex_unlock(&ring->w->lock);
+	}
+}
+
+static void ring_free(struct ctf_stream *s)
+{
+	struct ctf_ahead_ring *ring = s->ahead;
+
+	if (!ring)
+		return;
+	s->err = ring->report;
+	s->errlen = ring->report_len;
+	for (uint32_t i = 0; ring->slots && i < CTF_AHEAD_SLOTS; i++)
+		ctf_values_release(&ring->slots[i].ev_vals);
+	free(ring->slots);
+	free(ring);
+	s->ahead = NULL;
+}
+
+void ctf_ahead_stop(struct ctf_ahead *a)
+{
+	if (!a)
+		return;
+	for (unsigned i = 0; i < a->n_workers; i++) {
+		struct ctf_worker *w = &a->workers[i];
+
+		if (!w->started)
+			continue;
+		atomic_store(&w->stop, true);
+		wake(w, &w->sleeping, &w->worker_cond);
+		pthread_join(w->thread, NULL);
+	}
+	for (unsigned i = 0; i < a->n_workers; i++) {
+		pthread_mutex_destroy(&a->workers[i].lock);
+		pthread_cond_destroy(&a->workers[i].worker_cond);
+		pthread_cond_destroy(&a->workers[i].reader_cond);
+		free(a->workers[i].streams);
+	}
+	for (size_t i = 0; i < a->n_streams; i++)
+		ring_free(a->streams[i]);
+	free(a->workers);
+	free(a);
+}
+
+int ctf_ahead_start(struct ctf_stream **streams, size_t n, unsigned threads, struct ctf_ahead **ret)
+{
+	struct ctf_ahead *a;
+	unsigned nw;
+	int r = -ENOMEM;
+
+	/* The caller's thread decodes streams i % threads == 0 itself. */
+	if (threads < 2 || n < 2) {
+		*ret = NULL;
+		return 0;
+	}
+	nw = (unsigned)MIN((size_t)threads - 1, n - 1);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->streams = streams;
+	a->workers = calloc(nw ? nw : 1, sizeof(*a->workers));
+	if (!a->workers)
+		goto err;
+	a->n_workers = nw;
+	for (unsigned i = 0; i < nw; i++) {
+		struct ctf_worker *w = &a->workers[i];
+
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->worker_cond, NULL);
+		pthread_cond_init(&w->reader_cond, NULL);
+		w->streams = calloc(n / nw + 1, sizeof(*w->streams));
+		if (!w->streams)
+			goto err;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ctf_stream *s = streams[i];
+		struct ctf_ahead_ring *ring;
+		struct ctf_worker *w;
+
+		a->n_streams = i;
+		if (i % (nw + 1) == 0)
+			continue;
+		w = &a->workers[i % (nw + 1) - 1];
+		ring = calloc(1, sizeof(*ring));
+		if (!ring)
+			goto err;
+		ring->slots = calloc(CTF_AHEAD_SLOTS, sizeof(*ring->slots));
+		if (!ring->slots) {
+			free(ring);
+			goto err;
+		}
+		ring->w = w;
+		ring->report = s->err;
+		ring->report_len = s->errlen;
+		s->err = ring->err;
+		s->errlen = sizeof(ring->err);
+		s->ahead = ring;
+		a->n_streams = i + 1;
+		w->streams[w->n_streams++] = s;
+	}
+	for (unsigned i = 0; i < nw; i++) {
+		int e = pthread_create(&a->workers[i].thread, NULL, worker_main, &a->workers[i]);
+
+		if (e) {
+			r = -e;
+			goto err;
+		}
+		a->workers[i].started = true;
+	}
+	*ret = a;
+	return 0;
+err:
+	ctf_ahead_stop(a);
+	return r;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decoding streams ahead on worker threads (strata_ctf_reader_options
+ * .decode_threads). Each stream gets a ring of CTF_AHEAD_SLOTS slots that
+ * one worker fills with ctf_stream_produce() and the reader's thread
+ * empties, in babeltrace2's batches, through ctf_stream_refill():
+ *
+ *   with T threads in all (the caller's included), worker w (1..T-1)
+ *   decodes the streams i with i % T == w; the caller's thread decodes
+ *   those with i % T == 0 itself, as without workers.
+ *
+ *     produce ──► slots[head % R]                 reader thread
+ *                  ┌───────────────────────────────────────────┐
+ *     ring:        │ released │ queued/returned │ decoded ahead │ free
+ *                  └───────────────────────────────────────────┘
+ *                tail       taken            head         tail + R
+ *
+ *   head: stored by the worker (release), loaded by the reader (acquire):
+ *         the slots below it and the stream's packet values are complete.
+ *   tail: stored by the reader (release) at its next refill of the stream,
+ *         once the batch it took last has been returned and is no longer
+ *         borrowed; loaded by the worker (acquire) before reusing slots.
+ *   tail <= taken <= head <= tail + R; taken is the reader's alone.
+ *
+ * The worker writes only its streams' decoding state, the slots in
+ * [head, tail + R), the packet value ring (CTF_PKT_RING is sized so that
+ * packets still referenced are never overwritten) and the stream's own
+ * error buffer. What depends on the merge order stays on the reader's
+ * thread and runs when a slot enters the queue, in the same order as
+ * without workers: keys taken from the last returned time, recycled
+ * objects (stale strings), and copying the error text to the reader when
+ * the failed position is reached.
+ *
+ * Sleeping: a worker sleeps when every ring it fills is full, the reader
+ * when the ring it needs is empty. Each sets its `sleeping` flag, then
+ * checks the indexes again (seq_cst on both sides, so either the sleeper
+ * sees the new index or the other side sees the flag), and the other side
+ * wakes it only once half a ring has moved (or the stream ended), so that
+ * wakeups stay rare.
+ */
+#ifndef STRATA_CTF_DECODE_AHEAD_H
+#define STRATA_CTF_DECODE_AHEAD_H
+
+#include <stddef.h>
+
+#include "ctf/stream.h"
+
+struct ctf_ahead;
+
+/*
+ * Start min(threads, n) - 1 workers decoding streams[0..n) ahead (*ret
+ * NULL when that is none); their streams get a ring (s->ahead). Errors are
+ * still reported to each stream's s->err. Returns 0, or -errno with
+ * nothing started.
+ */
+int ctf_ahead_start(struct ctf_stream **streams, size_t n, unsigned threads,
+		    struct ctf_ahead **ret);
+
+/* Stop and join the workers, free the rings (s->ahead = NULL). NULL-tolerant. */
+void ctf_ahead_stop(struct ctf_ahead *a);
+
+/* Give the slots taken since the last release back to the worker. */
+void ctf_ahead_release(struct ctf_stream *s);
+
+/*
+ * The next decoded slot of s, waiting for the worker if needed: 1 with
+ * *ret_slot, 0 at the stream end, or the error the stream stopped at
+ * (its description then copied to s->err).
+ */
+int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot);
+
+#endif
