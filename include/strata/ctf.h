@@ -39,9 +39,9 @@ struct strata_ctf_reader_options {
 	/* Treat every clock as absolute (babeltrace2 --clock-force-correlate). */
 	bool force_correlate;
 	/*
-	 * Decode every field with the generic tree walk instead of the
-	 * compiled decode programs: slower, the same messages; the reference
-	 * the tests compare the programs with.
+	 * Decode every field on its own with the generic tree walk instead of
+	 * the compiled decode programs and runs: slower, the same messages;
+	 * the reference the tests compare the fast paths with.
 	 */
 	bool generic_decode;
 	/*

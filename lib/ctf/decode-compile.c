@@ -279,6 +279,21 @@ static bool flat_leaf(const struct dnode *c)
 	return c->fast && ((c->kind == DN_INT && !c->notes) || c->kind == DN_FLOAT);
 }
 
+/* The load of a flat_leaf() (enum dn_load). */
+static uint8_t flat_load(const struct dnode *c)
+{
+	unsigned l;
+
+	if (c->kind == DN_FLOAT)
+		l = c->size == 32 ? DL_F32 : DL_F64;
+	else if (c->size == 64)
+		l = DL_U64;
+	else
+		l = (c->size == 8 ? DL_U8 : c->size == 16 ? DL_U16 : DL_U32) + c->is_signed;
+	/* One byte has no order. */
+	return (uint8_t)(c->swap && c->size > 8 ? l + DL_SWAP : l);
+}
+
 /* Partition a struct's members into runs (struct dn_flat), left to right. */
 static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
 {
@@ -288,7 +303,8 @@ static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
 	dn->flat = arena_alloc(cc->td->arena, dn->n_children * sizeof(*dn->flat));
 	if (!dn->runs || !dn->flat)
 		return -ENOMEM;
-	while (i < dn->n_children) {
+	/* The reference decodes member by member: no runs. */
+	while (!cc->generic && i < dn->n_children) {
 		uint32_t a = dn->children[i]->align, j = i;
 		uint64_t off = 0;
 
@@ -308,9 +324,7 @@ static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
 			dn->flat[j] = (struct dn_flat){ .type = c->type,
 							.off = (uint32_t)(o / 8),
 							.size = (uint8_t)c->size,
-							.swap = c->swap,
-							.is_signed = c->is_signed,
-							.is_float = c->kind == DN_FLOAT };
+							.load = flat_load(c) };
 			off = o + c->size;
 		}
 		dn->runs[i].n = j - i;
@@ -426,7 +440,8 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 		if (r < 0)
 			return r;
 		/* Elements no more aligned than their size: a run with a fixed stride. */
-		if (flat_leaf(dn->children[0]) && dn->children[0]->align <= dn->children[0]->size) {
+		if (!cc->generic && flat_leaf(dn->children[0]) &&
+		    dn->children[0]->align <= dn->children[0]->size) {
 			const struct dnode *c = dn->children[0];
 
 			dn->flat = arena_alloc(cc->td->arena, sizeof(*dn->flat));
@@ -434,9 +449,7 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 				return -ENOMEM;
 			*dn->flat = (struct dn_flat){ .type = c->type,
 						      .size = (uint8_t)c->size,
-						      .swap = c->swap,
-						      .is_signed = c->is_signed,
-						      .is_float = c->kind == DN_FLOAT };
+						      .load = flat_load(c) };
 		}
 		break;
 	}
@@ -469,9 +482,6 @@ static int emit(struct prog_build *pb, struct dp_insn in)
 	pb->v[pb->n++] = in;
 	return 0;
 }
-
-static int build_prog(struct compile_ctx *cc, const struct dnode *dn, unsigned depth,
-		      const struct dprog **ret);
 
 /* Append dn (at nesting depth, inside nest inline structs) to pb. */
 static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct dnode *dn,
@@ -517,20 +527,34 @@ static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct d
 		in.op = DP_END;
 		break;
 	case DN_VARIANT: {
-		const struct dprog **opts;
+		/* VARIANT, option 0, JUMP, option 1, JUMP, ..., option n-1, END */
+		uint32_t *targets, *jumps;
 
-		if (dn->path_off == CTF_DEC_NO_OFF)
+		if (dn->path_off == CTF_DEC_NO_OFF || nest >= CTF_DEC_PROG_NEST)
 			break;
-		opts = arena_alloc(cc->td->arena, dn->n_children * sizeof(*opts));
-		if (!opts)
+		targets = arena_alloc(cc->td->arena, dn->n_children * sizeof(*targets));
+		jumps = calloc(dn->n_children ? dn->n_children : 1, sizeof(*jumps));
+		if (!targets || !jumps) {
+			free(jumps);
 			return -ENOMEM;
-		for (uint32_t i = 0; i < dn->n_children; i++) {
-			r = build_prog(cc, dn->children[i], depth + 1, &opts[i]);
-			if (r < 0)
-				return r;
 		}
 		in.op = DP_VARIANT;
-		in.opts = opts;
+		in.targets = targets;
+		r = emit(pb, in);
+		for (uint32_t i = 0; r == 0 && i < dn->n_children; i++) {
+			targets[i] = pb->n;
+			r = flatten(cc, pb, dn->children[i], depth + 1, nest + 1);
+			jumps[i] = pb->n;
+			if (r == 0 && i + 1 < dn->n_children)
+				r = emit(pb, (struct dp_insn){ .op = DP_JUMP });
+		}
+		/* Every option jumps to the END that closes the variant. */
+		for (uint32_t i = 0; r == 0 && i + 1 < dn->n_children; i++)
+			pb->v[jumps[i]].n = pb->n;
+		free(jumps);
+		if (r < 0)
+			return r;
+		in.op = DP_END;
 		break;
 	}
 	default:

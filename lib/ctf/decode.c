@@ -443,56 +443,81 @@ static int dec_node(struct ctf_dec *d, const struct dnode *dn, unsigned depth);
 static inline __attribute__((always_inline)) void
 flat_value(struct ctf_value *v, const struct dn_flat *f, const uint8_t *q)
 {
-	uint64_t raw;
+	uint16_t x16;
+	uint32_t x32;
+	uint64_t x64;
+	float fl;
+	double db;
 
-	switch (f->size) {
-	case 8:
-		raw = *q;
-		break;
-	case 16: {
-		uint16_t x;
-
-		memcpy(&x, q, 2);
-		raw = f->swap ? __builtin_bswap16(x) : x;
-		break;
-	}
-	case 32: {
-		uint32_t x;
-
-		memcpy(&x, q, 4);
-		raw = f->swap ? __builtin_bswap32(x) : x;
-		break;
-	}
-	default: {
-		uint64_t x;
-
-		memcpy(&x, q, 8);
-		raw = f->swap ? __builtin_bswap64(x) : x;
-		break;
-	}
-	}
 	v->type = f->type;
 	v->nsub = 0;
 	v->option = 0;
-	if (f->is_float) {
-		if (f->size == 32) {
-			uint32_t x = (uint32_t)raw;
-			float fl;
-
-			memcpy(&fl, &x, sizeof(fl));
-			v->d = fl;
-		} else {
-			double db;
-
-			memcpy(&db, &raw, sizeof(db));
-			v->d = db;
-		}
-	} else if (f->is_signed && f->size < 64) {
-		uint64_t m = UINT64_C(1) << (f->size - 1);
-
-		v->u = (raw ^ m) - m;
-	} else {
-		v->u = raw;
+	switch (f->load) {
+	case DL_U8:
+		v->u = *q;
+		break;
+	case DL_S8:
+		v->s = (int8_t)*q;
+		break;
+	case DL_U16:
+		memcpy(&x16, q, 2);
+		v->u = x16;
+		break;
+	case DL_S16:
+		memcpy(&x16, q, 2);
+		v->s = (int16_t)x16;
+		break;
+	case DL_U32:
+		memcpy(&x32, q, 4);
+		v->u = x32;
+		break;
+	case DL_S32:
+		memcpy(&x32, q, 4);
+		v->s = (int32_t)x32;
+		break;
+	case DL_U64:
+		memcpy(&v->u, q, 8);
+		break;
+	case DL_F32:
+		memcpy(&fl, q, 4);
+		v->d = fl;
+		break;
+	case DL_F64:
+		memcpy(&db, q, 8);
+		v->d = db;
+		break;
+	case DL_SWAP + DL_U16:
+		memcpy(&x16, q, 2);
+		v->u = __builtin_bswap16(x16);
+		break;
+	case DL_SWAP + DL_S16:
+		memcpy(&x16, q, 2);
+		v->s = (int16_t)__builtin_bswap16(x16);
+		break;
+	case DL_SWAP + DL_U32:
+		memcpy(&x32, q, 4);
+		v->u = __builtin_bswap32(x32);
+		break;
+	case DL_SWAP + DL_S32:
+		memcpy(&x32, q, 4);
+		v->s = (int32_t)__builtin_bswap32(x32);
+		break;
+	case DL_SWAP + DL_U64:
+		memcpy(&x64, q, 8);
+		v->u = __builtin_bswap64(x64);
+		break;
+	case DL_SWAP + DL_F32:
+		memcpy(&x32, q, 4);
+		x32 = __builtin_bswap32(x32);
+		memcpy(&fl, &x32, 4);
+		v->d = fl;
+		break;
+	default: /* DL_SWAP + DL_F64 */
+		memcpy(&x64, q, 8);
+		x64 = __builtin_bswap64(x64);
+		memcpy(&db, &x64, 8);
+		v->d = db;
+		break;
 	}
 }
 
@@ -787,11 +812,13 @@ static int exec_prog(struct ctf_dec *d, const struct dprog *pg)
 			break;
 		case DP_VARIANT:
 			r = variant_open(d, dn, &idx, &opt);
-			if (likely(r == 0))
-				r = exec_prog(d, in->opts[opt]);
 			if (unlikely(r < 0))
 				return r;
-			d->out->v[idx].nsub = d->out->n - idx - 1;
+			open[n_open++] = idx;
+			in = pg->insn + in->targets[opt] - 1;
+			break;
+		case DP_JUMP:
+			in = pg->insn + in->n - 1;
 			break;
 		default:
 			r = dec_node(d, dn, in->depth);

@@ -14,8 +14,8 @@
  * variants whose tag sits at a fixed value offset) decode in one loop
  * without recursion; anything else falls back to the tree walk for that
  * subtree. Both paths produce the same values and the same errors; tests
- * compare them (ctf_trace_dec_create_opts(generic = true) turns programs
- * and static field paths off).
+ * compare them (ctf_trace_dec_create_opts(generic = true) turns programs,
+ * runs and static field paths off: every field then decodes on its own).
  *
  * Invariant: every read is checked against the packet's content end, which
  * the caller has already checked against the mapped file size.
@@ -51,11 +51,25 @@ enum dn_kind {
  * first: once the first is aligned, every member sits at a fixed offset, so
  * the run decodes with one alignment and one bounds check.
  */
+/* How a dn_flat value loads: one switch case each, no flag tests. */
+enum dn_load {
+	DL_U8,
+	DL_S8,
+	DL_U16,
+	DL_S16,
+	DL_U32,
+	DL_S32,
+	DL_U64, /* and s64: stored as is */
+	DL_F32,
+	DL_F64,
+	DL_SWAP, /* the same in the other byte order: DL_SWAP + one of the above */
+};
+
 struct dn_flat {
 	const struct ctf_type *type;
 	uint32_t off; /* bytes from the run start */
 	uint8_t size; /* bits: 8, 16, 32 or 64 */
-	bool swap, is_signed, is_float;
+	uint8_t load; /* enum dn_load */
 };
 
 /* The run starting at a struct member: n members (0: none), bits long. */
@@ -116,18 +130,19 @@ enum dp_op {
 	DP_INT, /* an integer or enum, any layout */
 	DP_STRING,
 	DP_TEXT_ARRAY,
-	DP_VARIANT, /* tag at a static offset: run the selected option's program */
+	DP_VARIANT, /* tag at a static offset: open it, jump to the option's code */
+	DP_JUMP, /* to insn n (an option's code ends: to the variant's DP_END) */
 	DP_NODE, /* anything else: the tree walk of dn */
 };
 
 struct dp_insn {
 	uint8_t op; /* enum dp_op */
 	uint32_t depth; /* nesting of dn, as the tree walk counts it */
-	uint32_t n, bits; /* DP_RUN: members, bits (struct dn_run) */
+	uint32_t n, bits; /* DP_RUN: members, bits (struct dn_run); DP_JUMP: n */
 	const struct dnode *dn; /* DP_RUN: the first member */
 	struct dnode *const *members; /* DP_RUN: members[0..n) */
 	const struct dn_flat *flat; /* DP_RUN: flat[0..n) */
-	const struct dprog *const *opts; /* DP_VARIANT: one program per option */
+	const uint32_t *targets; /* DP_VARIANT: where each option's code starts */
 };
 
 struct dprog {
@@ -177,8 +192,8 @@ struct ctf_trace_dec {
 int ctf_trace_dec_create(const struct ctf_trace_class *tc, struct ctf_trace_dec **ret, char *errbuf,
 			 size_t errlen);
 /*
- * The same; generic = true compiles no programs nor static field paths,
- * so every scope decodes with the tree walk (reference for tests).
+ * The same; generic = true compiles no programs, runs nor static field
+ * paths, so every field decodes on its own (the reference for tests).
  */
 int ctf_trace_dec_create_opts(const struct ctf_trace_class *tc, bool generic,
 			      struct ctf_trace_dec **ret, char *errbuf, size_t errlen);
