@@ -35,11 +35,14 @@
 /* Separator, name and " = " of a member, when the name is short enough. */
 #define MEMBER_PRE 40
 
-/* Most bytes a struct's fast path writes for one member (binary is longest). */
-#define MEMBER_MAX (MEMBER_PRE + 68)
+/* Most bytes a struct's fast path writes for one member (simple_int(): 21). */
+#define MEMBER_MAX (MEMBER_PRE + 24)
 
-/* Structs up to this bound reserve once for all their simple members. */
-#define STRUCT_BOUND_MAX 2048
+/*
+ * Structs up to this bound reserve once for all their simple members; it
+ * stays below the scratch area of an out-of-memory buffer (4096 bytes).
+ */
+#define STRUCT_BOUND_MAX 3072
 
 /* A struct member as the printer needs it. */
 struct member_info {
