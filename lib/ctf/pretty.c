@@ -82,6 +82,35 @@ struct type_info {
 	uint8_t scope_known, scope_visible;
 	uint32_t hdr_len;
 	char *hdr;
+	/* context scope roots: the last instances printed */
+	struct scope_cache *cache;
+};
+
+/*
+ * Context scopes (cpu_id; vpid, vtid, procname) mostly repeat from one
+ * event of a stream to the next: a root type keeps its last instances
+ * and their text, which is reused when the values and strings are the
+ * same (the text is a function of them and of the options alone). Two
+ * instances, because events of two streams (CPUs) often alternate. Only
+ * small scopes are kept, so that comparing stays cheaper than formatting.
+ */
+#define CACHE_VALS 16
+#define CACHE_STRS 128
+#define CACHE_TEXT 256
+#define CACHE_WAYS 2
+
+struct scope_instance {
+	bool valid;
+	uint32_t n;
+	uint32_t text_len;
+	struct ctf_value vals[CACHE_VALS]; /* text values: str.ptr unused */
+	char strs[CACHE_STRS]; /* the bytes of the text values, in order */
+	char text[CACHE_TEXT];
+};
+
+struct scope_cache {
+	struct scope_instance way[CACHE_WAYS];
+	unsigned next; /* the way a miss replaces: the older one */
 };
 
 /* Lines are handed to stdio in chunks of about this size. */
@@ -204,6 +233,7 @@ void strata_ctf_pretty_destroy(struct strata_ctf_pretty *p)
 		free(p->types[i].canon);
 		free(p->types[i].members);
 		free(p->types[i].hdr);
+		free(p->types[i].cache);
 	}
 	free(p->types);
 	free(p->matches);
@@ -971,8 +1001,100 @@ static unsigned scope_mask(struct strata_ctf_pretty *p, const struct strata_ctf_
 	return mask;
 }
 
+static bool is_text_type(const struct ctf_type *t)
+{
+	return t->kind == CTF_TYPE_STRING || (t->kind == CTF_TYPE_ARRAY && t->array.is_text) ||
+	       (t->kind == CTF_TYPE_SEQUENCE && t->sequence.is_text);
+}
+
+/* Whether root[0..n) prints as the cached instance does. */
+static bool cache_match(const struct scope_instance *sc, const struct ctf_value *v, size_t n)
+{
+	const char *s = sc->strs;
+
+	if (!sc->valid || sc->n != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct ctf_value *c = &sc->vals[i];
+
+		if (v[i].type != c->type)
+			return false;
+		if (is_text_type(v[i].type)) {
+			if (v[i].str.len != c->str.len || memcmp(v[i].str.ptr, s, c->str.len) != 0)
+				return false;
+			s += c->str.len;
+		} else if (v[i].u != c->u) {
+			/* Numbers (floats by their bits), element and member counts. */
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Keeps root[0..n) and its text, line[start..], when they fit. */
+static void cache_fill(struct scope_instance *sc, const struct ctf_value *v, size_t n,
+		       const struct ctf_pbuf *line, size_t start)
+{
+	size_t text_len = line->len - start, used = 0;
+
+	sc->valid = false;
+	if (n > CACHE_VALS || text_len > CACHE_TEXT || line->oom || line->len < start)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		sc->vals[i] = v[i];
+		if (!is_text_type(v[i].type))
+			continue;
+		if (v[i].str.len > CACHE_STRS - used)
+			return;
+		memcpy(sc->strs + used, v[i].str.ptr, v[i].str.len);
+		used += v[i].str.len;
+	}
+	memcpy(sc->text, line->data + start, text_len);
+	sc->text_len = (uint32_t)text_len;
+	sc->n = (uint32_t)n;
+	sc->valid = true;
+}
+
+/* print_value() of a context scope's root through its type's scope_cache. */
+static void print_cached(struct strata_ctf_pretty *p, const struct ctf_value *root, bool names)
+{
+	size_t n = (size_t)root->nsub + 1, start;
+	struct type_info *ti;
+	bool created;
+
+	if (n > CACHE_VALS) {
+		print_value(p, root, names);
+		return;
+	}
+	ti = type_find(p, root->type);
+	if (ti && ti->cache) {
+		for (unsigned w = 0; w < CACHE_WAYS; w++) {
+			const struct scope_instance *in = &ti->cache->way[w];
+
+			if (cache_match(in, root, n)) {
+				ctf_pbuf_add(&p->line, in->text, in->text_len);
+				return;
+			}
+		}
+	}
+	start = p->line.len;
+	print_value(p, root, names);
+	/* Makes sure the slot exists with its visibility; may grow the table. */
+	type_visible(p, root->type);
+	ti = type_slot(p, root->type, &created);
+	if (!ti)
+		return;
+	if (!ti->cache) {
+		ti->cache = calloc(1, sizeof(*ti->cache));
+		if (!ti->cache)
+			return;
+	}
+	cache_fill(&ti->cache->way[ti->cache->next], root, n, &p->line, start);
+	ti->cache->next = (ti->cache->next + 1) % CACHE_WAYS;
+}
+
 static void print_scope(struct strata_ctf_pretty *p, const struct ctf_value *root, const char *name,
-			size_t name_len, bool names, bool visible)
+			size_t name_len, bool names, bool visible, bool cached)
 {
 	if (!visible)
 		return;
@@ -981,11 +1103,15 @@ static void print_scope(struct strata_ctf_pretty *p, const struct ctf_value *roo
 	p->start_line = false;
 	if (p->names_scope)
 		print_name_equal(p, name, name_len);
-	print_value(p, root, names);
+	if (cached)
+		print_cached(p, root, names);
+	else
+		print_value(p, root, names);
 }
 
-#define PRINT_SCOPE(p, sc, s, names) \
-	print_scope((p), ev->scope[sc], "" s, sizeof(s) - 1, (names), mask & (1U << (sc)))
+#define PRINT_SCOPE(p, sc, s, names)                                                       \
+	print_scope((p), ev->scope[sc], "" s, sizeof(s) - 1, (names), mask & (1U << (sc)), \
+		    (sc) != CTF_SCOPE_EVENT_PAYLOAD)
 
 static int write_buf(struct ctf_pbuf *b, FILE *f)
 {

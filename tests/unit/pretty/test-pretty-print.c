@@ -552,13 +552,61 @@ static void test_ordering(void **state)
 	free(buf);
 }
 
+/*
+ * Context scopes print from a cache of their last instances: every change
+ * of a number or of a string's bytes (same length) must show, with two
+ * and three instances alternating.
+ */
+static void test_context_cache(void **state)
+{
+	static const struct {
+		uint64_t vpid;
+		const char *procname;
+	} seq[] = {
+		{ 1, "app" }, { 1, "app" }, { 1, "apq" }, { 2, "apq" }, { 1, "app" },
+		{ 2, "apq" }, { 3, "xyz" }, { 1, "app" }, { 3, "xyz" }, { 2, "apq" },
+		{ 2, "ap" },  { 2, "apq" }, { 1, "app" }, { 1, "app" },
+	};
+	struct strata_ctf_pretty_options o = { 0 };
+	struct strata_ctf_pretty *p;
+	char want[4096], *w = want;
+
+	(void)state;
+	o.no_delta = true;
+	o.field_default = STRATA_CTF_HIDE;
+	p = open_printer(&o);
+	for (size_t i = 0; i < ARRAY_SIZE(seq); i++) {
+		struct ctf_value vals[3];
+		struct strata_ctf_event ev = make_event(T0);
+		char name[8];
+
+		memcpy(vals, sectx_vals, sizeof(vals));
+		vals[1].u = seq[i].vpid;
+		/* A fresh buffer each time: the cache must compare bytes, not pointers. */
+		snprintf(name, sizeof(name), "%s", seq[i].procname);
+		vals[2].str.ptr = name;
+		vals[2].str.len = (uint32_t)strlen(name);
+		ev.scope[CTF_SCOPE_STREAM_EVENT_CONTEXT] = vals;
+		ev.scope[CTF_SCOPE_EVENT_PAYLOAD] = NULL;
+		print_ev(p, &ev);
+		w += snprintf(w, sizeof(want) - (size_t)(w - want),
+			      "[08:21:54.544845565] rtest:ints: { cpu_id = 3 }, "
+			      "{ vpid = %u, procname = \"%s\" }\n",
+			      (unsigned)seq[i].vpid, seq[i].procname);
+	}
+	close_printer(p);
+	assert_string_equal(out_buf, want);
+	free_bufs();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default),	    cmocka_unit_test(test_names),
-		cmocka_unit_test(test_fields),	    cmocka_unit_test(test_delta_and_clock_modes),
-		cmocka_unit_test(test_colors),	    cmocka_unit_test(test_discarded),
-		cmocka_unit_test(test_write_error), cmocka_unit_test(test_ordering),
+		cmocka_unit_test(test_default),	      cmocka_unit_test(test_names),
+		cmocka_unit_test(test_fields),	      cmocka_unit_test(test_delta_and_clock_modes),
+		cmocka_unit_test(test_colors),	      cmocka_unit_test(test_discarded),
+		cmocka_unit_test(test_write_error),   cmocka_unit_test(test_ordering),
+		cmocka_unit_test(test_context_cache),
 	};
 
 	setenv("TZ", "UTC", 1);
