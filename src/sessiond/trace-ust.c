@@ -12,15 +12,31 @@
  *   buffer   a lib/ringbuf channel (nr_cpus per-CPU buffers in a memfd)
  *            sent to every app of its owner, and its stream files
  *            <channel>_<cpu> plus index/<channel>_<cpu>.idx.
- *   consumer one thread for the daemon: drains closed sub-buffers of every
- *            buffer (woken per sub-buffer through the ring buffer's eventfd,
- *            and by a 100 ms timer for switch timers and stragglers) and
- *            writes each as one CTF packet.
+ *   consumer two threads for the daemon. The reader drains closed
+ *            sub-buffers of every buffer (woken per sub-buffer through the
+ *            ring buffer's eventfd, and by a 100 ms timer for switch timers
+ *            and stragglers) into a FIFO of packet copies; the writer
+ *            writes each as one CTF packet. A write() stalled on the file
+ *            system (tens of ms on a busy machine, at times > 100 ms) then
+ *            delays the files, not the release of sub-buffers: the rings
+ *            hold ~20 ms of events at 2 M events/s with default buffers.
+ *
+ *     rings --rb_consumer_read--> reader --copy--> FIFO --> writer --> files
+ *            (cons.lock: buffer list, ring state)  (wq.lock)  (no lock on I/O)
+ *
+ *            The FIFO holds at most US_QUEUE_MAX bytes; when it is full the
+ *            reader leaves packets in the rings (the apps drop and count
+ *            new events) until the writer catches up. Packets of all
+ *            buffers go through the one FIFO: each stream's packets stay in order.
  *
  * Threads: the control thread (event loop) creates and destroys traces and
- * writes the metadata; the consumer thread writes packets. `lock` guards the
- * buffer list and every buffer's consumer state; the control thread takes
- * it to add, flush (stop) or remove buffers.
+ * writes the metadata; the reader and the writer above. `cons.lock` guards
+ * the buffer list and every buffer's ring consumer state; the control thread
+ * takes it to add, flush (stop) or remove buffers. A buffer's stream state
+ * (offsets, last packet, write_err) belongs to the writer while packets of
+ * it are queued; the control thread touches it only after wq_wait_idle().
+ * The writer never takes cons.lock, so waiting for it under cons.lock is
+ * safe.
  *
  * Records are stamped with CLOCK_MONOTONIC ns by the apps (protocol 1.x), the
  * clock kernel events use, so both domains share one timeline; since 1.2 the
@@ -30,10 +46,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -53,6 +71,21 @@
 
 #define US_MAX_BUFFERS 1024
 #define US_POLL_MS 100
+/* Packet copies waiting for the writer: ~0.5 s at 100 MB/s. */
+#define US_QUEUE_MAX (64u << 20)
+/* Copies kept for reuse (fresh pages cost a fault each), in bytes. */
+#define US_POOL_MAX (16u << 20)
+/*
+ * The reader must run within ~20 ms of a sub-buffer closing (what default
+ * buffers hold at 2 M events/s); on this 2-vCPU VM under build load a
+ * SCHED_OTHER thread, even at nice -10, waits 35+ ms at times. Its work is
+ * bounded (a copy, ~0.1 ms per 512 KiB packet, at most US_QUEUE_MAX ahead
+ * of the writer) and it sleeps in poll() otherwise, so it runs SCHED_FIFO
+ * at the lowest real-time priority; the kernel's RT throttling bounds it
+ * anyway. Without the privilege: nice -10, or the daemon's own priority.
+ */
+#define US_READER_RT_PRIO 1
+#define US_READER_NICE (-10)
 
 struct us_trace;
 
@@ -76,9 +109,10 @@ struct us_buffer {
 	struct rb_channel *rb;
 	struct rb_consumer *cons;
 	struct us_stream *streams;
-	uint8_t *pad; /* zeroes to pad packets to the page size */
+	uint8_t *pad; /* zeroes to pad packets to the page size (writer) */
 	size_t pad_len;
-	int err;
+	int err; /* ring error (reader, cons.lock) */
+	int write_err; /* file error (writer; others after wq_wait_idle) */
 	bool listed; /* in the consumer's list */
 };
 
@@ -123,6 +157,31 @@ static struct {
 	struct us_buffer *list[US_MAX_BUFFERS];
 } cons = { .lock = PTHREAD_MUTEX_INITIALIZER, .kick_fd = -1 };
 
+/* A packet copied out of a ring, waiting for the writer. */
+struct us_pkt {
+	struct us_pkt *next;
+	struct us_buffer *b;
+	struct rb_packet pkt; /* pkt.data == buf; no rec_end */
+	size_t cap;
+	uint8_t buf[];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t work; /* a packet was queued, or quit */
+	pthread_cond_t done; /* the writer finished a packet */
+	pthread_t thread;
+	struct us_pkt *head, *tail;
+	struct us_pkt *pool; /* free copies */
+	size_t pool_bytes;
+	size_t bytes; /* data bytes queued or being written */
+	bool busy; /* the writer holds a packet */
+	bool reader_waits; /* the reader stopped on a full FIFO: kick it */
+	bool quit;
+} wq = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	 .work = PTHREAD_COND_INITIALIZER,
+	 .done = PTHREAD_COND_INITIALIZER };
+
 /*
  * The apps' clock (clock.c's page, or clock_gettime without one), so that a
  * packet end the consumer stamps is never before a record of that packet.
@@ -134,7 +193,9 @@ static uint64_t now_ns(void)
 
 /* ---- Consumer ----------------------------------------------------------- */
 
-/* Write one packet; called with cons.lock held. */
+static void kick(void);
+
+/* Write one packet: by the writer, or by others after wq_wait_idle(). */
 static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 {
 	struct us_stream *st = &b->streams[pkt->cpu];
@@ -163,7 +224,7 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 		uint8_t *p = realloc(b->pad, pad);
 
 		if (!p) {
-			b->err = -ENOMEM;
+			b->write_err = -ENOMEM;
 			return;
 		}
 		memset(p, 0, pad);
@@ -179,8 +240,8 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 		ctf_index_entry_write(idx, st->offset, &pi);
 		ret = ctf_write_full(st->idx_fd, idx, sizeof(idx));
 	}
-	if (ret < 0 && !b->err)
-		b->err = ret;
+	if (ret < 0 && !b->write_err)
+		b->write_err = ret;
 	st->offset += size;
 	st->written = true;
 	st->last_seq = pkt->seq;
@@ -194,7 +255,7 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
  * carries the final cumulative count, as LTTng does at stop, so the trace
  * reports every loss. It reuses the last packet's sequence number + 1, which
  * the ring's next sub-buffer will also carry (a repeat is no gap for
- * readers); called with cons.lock held.
+ * readers); called after wq_wait_idle().
  */
 static void write_final_count(struct us_buffer *b, unsigned int cpu)
 {
@@ -211,15 +272,145 @@ static void write_final_count(struct us_buffer *b, unsigned int cpu)
 	write_packet(b, &pkt);
 }
 
-/* Read every closed sub-buffer of b; called with cons.lock held. */
-static void drain(struct us_buffer *b, unsigned int flags)
+/*
+ * The real-time reader takes wq.lock after the writer (SCHED_OTHER) that may
+ * be preempted while holding it: priority inheritance. Set up before the
+ * threads first start; until then the static initializer serves.
+ */
+static void wq_init_lock(void)
+{
+	static bool done;
+	pthread_mutexattr_t attr;
+
+	if (done || pthread_mutexattr_init(&attr))
+		return;
+	if (pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT) == 0) {
+		pthread_mutex_destroy(&wq.lock);
+		pthread_mutex_init(&wq.lock, &attr);
+	}
+	pthread_mutexattr_destroy(&attr);
+	done = true;
+}
+
+/* Wait until every queued packet is written. */
+static void wq_wait_idle(void)
+{
+	pthread_mutex_lock(&wq.lock);
+	while (wq.head || wq.busy)
+		pthread_cond_wait(&wq.done, &wq.lock);
+	pthread_mutex_unlock(&wq.lock);
+}
+
+/*
+ * Room for one more packet? If not: wait for the writer (wait), or ask it
+ * to kick the reader when it has made room and say no.
+ */
+static bool wq_room(bool wait)
+{
+	bool room;
+
+	pthread_mutex_lock(&wq.lock);
+	while (wait && wq.bytes >= US_QUEUE_MAX)
+		pthread_cond_wait(&wq.done, &wq.lock);
+	room = wq.bytes < US_QUEUE_MAX;
+	if (!room)
+		wq.reader_waits = true;
+	pthread_mutex_unlock(&wq.lock);
+	return room;
+}
+
+/* Hand a copy of pkt to the writer; if no memory, write it here in order. */
+static void wq_push(struct us_buffer *b, const struct rb_packet *pkt)
+{
+	struct us_pkt *p = NULL;
+
+	pthread_mutex_lock(&wq.lock);
+	if (wq.pool && wq.pool->cap >= pkt->size) {
+		p = wq.pool;
+		wq.pool = p->next;
+		wq.pool_bytes -= p->cap;
+	}
+	pthread_mutex_unlock(&wq.lock);
+	if (!p) {
+		p = malloc(sizeof(*p) + pkt->size);
+		if (!p) {
+			wq_wait_idle();
+			write_packet(b, pkt);
+			return;
+		}
+		p->cap = pkt->size;
+	}
+	p->next = NULL;
+	p->b = b;
+	p->pkt = *pkt;
+	p->pkt.rec_end = NULL;
+	memcpy(p->buf, pkt->data, pkt->size);
+	p->pkt.data = p->buf;
+	pthread_mutex_lock(&wq.lock);
+	if (wq.tail)
+		wq.tail->next = p;
+	else
+		wq.head = p;
+	wq.tail = p;
+	wq.bytes += pkt->size;
+	pthread_cond_signal(&wq.work);
+	pthread_mutex_unlock(&wq.lock);
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&wq.lock);
+	for (;;) {
+		struct us_pkt *p = wq.head;
+		bool kick_reader;
+
+		if (!p) {
+			if (wq.quit)
+				break;
+			pthread_cond_wait(&wq.work, &wq.lock);
+			continue;
+		}
+		wq.head = p->next;
+		if (!wq.head)
+			wq.tail = NULL;
+		wq.busy = true;
+		pthread_mutex_unlock(&wq.lock);
+		write_packet(p->b, &p->pkt);
+		pthread_mutex_lock(&wq.lock);
+		wq.busy = false;
+		wq.bytes -= p->pkt.size;
+		if (wq.pool_bytes + p->cap <= US_POOL_MAX) {
+			p->next = wq.pool;
+			wq.pool = p;
+			wq.pool_bytes += p->cap;
+		} else {
+			free(p);
+		}
+		kick_reader = wq.reader_waits && wq.bytes < US_QUEUE_MAX;
+		if (kick_reader)
+			wq.reader_waits = false;
+		pthread_cond_broadcast(&wq.done);
+		if (kick_reader)
+			kick();
+	}
+	pthread_mutex_unlock(&wq.lock);
+	return NULL;
+}
+
+/*
+ * Read every closed sub-buffer of b into the FIFO; called with cons.lock
+ * held. wait: for room in the FIFO (stop) rather than leave packets in the
+ * ring for the next round (reader).
+ */
+static void drain(struct us_buffer *b, unsigned int flags, bool wait)
 {
 	for (uint32_t cpu = 0; cpu < b->nr_cpus; cpu++) {
 		struct rb_packet pkt;
-		int ret;
+		int ret = 0;
 
-		while ((ret = rb_consumer_read(b->cons, cpu, flags, &pkt)) == 0)
-			write_packet(b, &pkt);
+		while (wq_room(wait) && (ret = rb_consumer_read(b->cons, cpu, flags, &pkt)) == 0)
+			wq_push(b, &pkt);
 		if (ret == -STRATA_ESTREAM && !b->err) {
 			log_warn("Buffer of channel key %llu cpu %u is corrupted: an app wrote "
 				 "garbage in shared memory; ignoring it",
@@ -237,6 +428,19 @@ static void flush_all(struct us_buffer *b)
 		rb_consumer_flush(b->cons, cpu, ts);
 }
 
+/* See US_READER_RT_PRIO; best effort. */
+static void reader_priority(void)
+{
+	struct sched_param sp = { .sched_priority = US_READER_RT_PRIO };
+
+	/* RESET_ON_FORK: nothing the daemon starts inherits it. */
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0)
+		return;
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), US_READER_NICE) < 0) {
+		/* not privileged: stay at the daemon's priority */
+	}
+}
+
 static void *consumer_main(void *arg)
 {
 	struct pollfd *pfds = calloc(US_MAX_BUFFERS + 1, sizeof(*pfds));
@@ -244,6 +448,7 @@ static void *consumer_main(void *arg)
 	(void)arg;
 	if (!pfds)
 		return NULL;
+	reader_priority();
 	pthread_mutex_lock(&cons.lock);
 	while (!cons.quit) {
 		uint64_t now_ms = now_ns() / 1000000;
@@ -259,10 +464,10 @@ static void *consumer_main(void *arg)
 				flush_all(b);
 				b->last_switch_ms = now_ms;
 			}
-			drain(b, 0);
+			drain(b, 0, false);
 			rb_consumer_arm_wakeup(b->cons);
 			/* A producer may have closed a sub-buffer before the arm. */
-			drain(b, 0);
+			drain(b, 0, false);
 			pfds[n++] = (struct pollfd){ .fd = rb_consumer_wakeup_fd(b->cons),
 						     .events = POLLIN };
 		}
@@ -298,14 +503,26 @@ static int consumer_start(void)
 	if (cons.kick_fd < 0)
 		return -errno;
 	cons.quit = false;
+	wq.quit = false;
+	wq_init_lock();
+	ret = pthread_create(&wq.thread, NULL, writer_main, NULL);
+	if (ret)
+		goto err;
 	ret = pthread_create(&cons.thread, NULL, consumer_main, NULL);
 	if (ret) {
-		close(cons.kick_fd);
-		cons.kick_fd = -1;
-		return -ret;
+		pthread_mutex_lock(&wq.lock);
+		wq.quit = true;
+		pthread_cond_signal(&wq.work);
+		pthread_mutex_unlock(&wq.lock);
+		pthread_join(wq.thread, NULL);
+		goto err;
 	}
 	cons.running = true;
 	return 0;
+err:
+	close(cons.kick_fd);
+	cons.kick_fd = -1;
+	return -ret;
 }
 
 void sdu_release(struct sd_daemon *d)
@@ -318,6 +535,19 @@ void sdu_release(struct sd_daemon *d)
 	pthread_mutex_unlock(&cons.lock);
 	kick();
 	pthread_join(cons.thread, NULL);
+	/* The writer empties the FIFO before it quits. */
+	pthread_mutex_lock(&wq.lock);
+	wq.quit = true;
+	pthread_cond_signal(&wq.work);
+	pthread_mutex_unlock(&wq.lock);
+	pthread_join(wq.thread, NULL);
+	while (wq.pool) {
+		struct us_pkt *p = wq.pool;
+
+		wq.pool = p->next;
+		free(p);
+	}
+	wq.pool_bytes = 0;
 	close(cons.kick_fd);
 	cons.kick_fd = -1;
 	cons.running = false;
@@ -339,6 +569,8 @@ static void buffer_free(struct us_buffer *b)
 		}
 	}
 	pthread_mutex_unlock(&cons.lock);
+	/* Out of the list: nothing more of b gets queued; let the writer finish it. */
+	wq_wait_idle();
 	rb_consumer_destroy(b->cons);
 	rb_channel_destroy(b->rb);
 	for (uint32_t i = 0; b->streams && i < b->nr_cpus; i++) {
@@ -740,18 +972,19 @@ int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 		for (uint32_t j = 0; j < t->nr_buffers; j++) {
 			struct us_buffer *b = t->buffers[j];
 
-			drain(b, 0);
+			drain(b, 0, true);
 			flush_all(b);
-			drain(b, 0);
+			drain(b, 0, true);
 			/* Whatever is still open belongs to a dead or stuck writer. */
-			drain(b, RB_READ_FORCE);
+			drain(b, RB_READ_FORCE, true);
+			wq_wait_idle();
 			for (uint32_t cpu = 0; cpu < b->nr_cpus; cpu++)
 				write_final_count(b, cpu);
 			/* `strata list` shows what every buffer of the channel lost. */
 			for (uint32_t cpu = 0; cpu < b->nr_cpus && j < s->ust.nr_channels; cpu++)
 				s->ust.channels[j]->discarded += rb_consumer_lost(b->cons, cpu);
-			if (b->err && !err) {
-				err = b->err;
+			if ((b->err || b->write_err) && !err) {
+				err = b->err ? b->err : b->write_err;
 				snprintf(msg, IPC_MSG_MAX,
 					 "Failed to write the user space trace in '%.600s': %s",
 					 t->dir, strata_strerror(err));
