@@ -8,15 +8,19 @@
  * event header, the channel's vpid/vtid contexts, payload { int32 value,
  * string msg }) into the shared ring buffer.
  *
- * Usage: session-fake-app COUNT [THREADS]
+ * Usage: session-fake-app COUNT [THREADS [hold]]
  * Prints "registered" once both connections are accepted and
  * "emitted N" after the records are committed (N = COUNT x THREADS, each
  * thread writing COUNT records concurrently, at full speed), then serves
- * commands until the daemon closes the connection.
+ * commands until the daemon closes the connection. hold: the first thread
+ * stays on its CPU and commits its first record only after the others, so
+ * that the consumer cannot read past it and that buffer fills up: losses
+ * however fast the consumer is.
  */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,10 +192,21 @@ static uint32_t register_event(uint64_t key)
 	return rep.event_id;
 }
 
-static void emit(long count)
+static void emit(long count, bool hold)
 {
 	int32_t vpid = getpid(), vtid = (int32_t)syscall(SYS_gettid);
+	struct rb_reservation held[MAX_CHANNELS];
+	bool holding[MAX_CHANNELS] = { false };
+	int cpu = sched_getcpu();
 
+	if (hold && cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) < 0)
+			die("sched_setaffinity");
+	}
 	for (long i = 0; i < count; i++) {
 		for (unsigned c = 0; c < nr_chans; c++) {
 			struct chan *ch = &chans[c];
@@ -214,29 +229,48 @@ static void emit(long count)
 				memcpy(p, ch->ctx[k] == STRATA_UST_CONTEXT_VPID ? &vpid : &vtid, 4);
 			memcpy(p, &v, 4);
 			memcpy(p + 4, msg, mlen);
-			rb_commit(ch->rb, &res);
+			if (hold && i == 0) {
+				held[c] = res;
+				holding[c] = true;
+			} else {
+				rb_commit(ch->rb, &res);
+			}
 		}
 	}
+	for (unsigned c = 0; c < nr_chans; c++)
+		if (holding[c])
+			rb_commit(chans[c].rb, &held[c]);
 }
+
+struct emitter {
+	pthread_t tid;
+	long count;
+	bool hold;
+};
 
 static void *emit_thread(void *arg)
 {
-	emit(*(const long *)arg);
+	struct emitter *e = arg;
+
+	emit(e->count, e->hold);
 	return NULL;
 }
 
-/* count records from each of threads threads at once. */
-static void emit_threads(long count, long threads)
+/* count records from each of threads threads at once; the first may hold. */
+static void emit_threads(long count, long threads, bool hold)
 {
-	pthread_t tids[16];
+	struct emitter e[16];
 	long n = 0;
 
-	while (n < threads && pthread_create(&tids[n], NULL, emit_thread, &count) == 0)
-		n++;
+	for (; n < threads; n++) {
+		e[n] = (struct emitter){ .count = count, .hold = hold && n == 0 };
+		if (pthread_create(&e[n].tid, NULL, emit_thread, &e[n]))
+			break;
+	}
 	if (n < threads)
 		die("pthread_create");
 	while (n > 0)
-		pthread_join(tids[--n], NULL);
+		pthread_join(e[--n].tid, NULL);
 }
 
 static struct chan *chan_by_key(uint64_t key)
@@ -252,6 +286,7 @@ int main(int argc, char **argv)
 	static uint8_t buf[STRATA_UST_MAX_MSG_SIZE];
 	long count = argc > 1 ? strtol(argv[1], NULL, 10) : 100;
 	long threads = argc > 2 ? strtol(argv[2], NULL, 10) : 1;
+	bool hold = argc > 3 && strcmp(argv[3], "hold") == 0;
 	uint64_t token = ((uint64_t)getpid() << 32) ^ mono();
 
 	prctl(PR_SET_NAME, "fake-app");
@@ -322,9 +357,9 @@ int main(int argc, char **argv)
 		case STRATA_UST_MSG_START:
 			send_all(cmd_fd, &rep, sizeof(rep));
 			if (threads > 1)
-				emit_threads(count, MIN(threads, 16));
+				emit_threads(count, MIN(threads, 16), hold);
 			else
-				emit(count);
+				emit(count, hold);
 			printf("emitted %ld\n", count * (threads > 1 ? MIN(threads, 16) : 1));
 			fflush(stdout);
 			continue;

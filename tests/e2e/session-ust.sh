@@ -16,12 +16,12 @@ if ! command -v babeltrace2 >/dev/null; then
 	exit 77
 fi
 
-# start_app K N [THREADS]: a fake app emitting N events per START (from each
-# of THREADS threads), its output on fd 10+K
+# start_app K N [THREADS [hold]]: a fake app emitting N events per START
+# (from each of THREADS threads), its output on fd 10+K
 start_app() {
 	local fifo="$TMP/app$1.fifo"
 	mkfifo "$fifo"
-	"$APP" "$2" "${3:-1}" >"$fifo" 2>"$TMP/app$1.err" &
+	"$APP" "$2" "${3:-1}" ${4:+"$4"} >"$fifo" 2>"$TMP/app$1.err" &
 	CHILD_PIDS="$CHILD_PIDS $!"
 	APP_PID=$!
 	eval "exec $((10 + $1))<\"$fifo\""
@@ -146,14 +146,15 @@ n=$(count_events "$dir")
 [ "$n" = 10 ] || fail "expected 10 events in the per-PID trace, found $n"
 
 # Tiny buffers in discard mode: every event is either recorded or counted
-# as discarded, exactly.
+# as discarded, exactly. The app holds its first record until the end, so
+# its buffer fills up whatever the consumer's speed.
 reap_apps
 run 0 create tiny
 TTRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
 run 0 enable-channel -u --subbuf-size 4096 --num-subbuf 2 small
 run 0 enable-event -u -c small 'fake:*'
 run 0 start
-start_app 4 50000
+start_app 4 50000 1 hold
 expect_line 14 registered "app 4 registration"
 expect_line 14 "emitted 50000" "app 4 emission"
 run 0 list tiny
@@ -165,8 +166,9 @@ lost=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p')
 [ "${lost:-0}" -gt 0 ] || fail "tiny buffers discarded nothing"
 trace_check "$TTRACE" 50000 "$lost"
 
-# Concurrent writers at full speed, losses racing with sub-buffer closes on
-# every CPU: the trace's per-packet counts still add up exactly.
+# Concurrent writers at full speed, losses racing with sub-buffer closes
+# (the held record blocks one buffer until the first thread ends, the
+# others keep writing): the trace's per-packet counts still add up exactly.
 reap_apps
 run 0 create multi
 MTRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
@@ -174,7 +176,7 @@ run 0 enable-channel -u --subbuf-size 16384 --num-subbuf 4 mt
 run 0 enable-event -u -c mt 'fake:*'
 run 0 add-context -u -c mt -t vtid
 run 0 start
-start_app 6 150000 3
+start_app 6 150000 3 hold
 expect_line 16 registered "app 6 registration"
 expect_line 16 "emitted 450000" "app 6 emission"
 run 0 stop
