@@ -163,6 +163,15 @@ int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
 		uint32_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
 
 		if (head != ring->taken) {
+			/*
+			 * The worker wrote the slots on another CPU: ask for the
+			 * lines of one a few ahead, a whole slot at a time.
+			 */
+			const char *ahead =
+				(const char *)&ring->slots[(ring->taken + 4) % CTF_AHEAD_SLOTS];
+
+			for (size_t off = 0; off < sizeof(struct ctf_slot); off += 64)
+				__builtin_prefetch(ahead + off);
 			*ret_slot = &ring->slots[ring->taken++ % CTF_AHEAD_SLOTS];
 			return 1;
 		}

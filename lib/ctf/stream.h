@@ -101,17 +101,18 @@ struct ctf_pending {
 
 /* One queued message of a stream. */
 struct ctf_slot {
+	/* What the merge and ctf_stream_refill() read first, together. */
 	uint8_t kind; /* enum ctf_kind */
-	int64_t key_ns;
-	struct strata_ctf_msg msg; /* visible kinds */
-	struct strata_ctf_event ev;
-	struct ctf_pending pend;
-	struct ctf_values ev_vals;
-	const struct ctf_ec_dec *ecd; /* events */
-	struct ctf_ec_pool *pool; /* events: the recycled object they hold */
-	uint32_t obj;
 	/* key_ns is the merge's last returned time, set when the slot is queued. */
 	bool key_last;
+	uint32_t obj;
+	int64_t key_ns;
+	const struct ctf_ec_dec *ecd; /* events */
+	struct ctf_ec_pool *pool; /* events: the recycled object they hold */
+	struct ctf_values ev_vals;
+	struct strata_ctf_event ev;
+	struct strata_ctf_msg msg; /* visible kinds */
+	struct ctf_pending pend;
 };
 
 /* Properties of a stream file's first packet (discovery). */
@@ -138,6 +139,7 @@ struct ctf_stream {
 	/* Position. */
 	size_t cur_file;
 	uint64_t pkt_off; /* byte offset of the current packet in its file */
+	uint64_t populated; /* bytes of the current file asked to be mapped in */
 	bool in_packet, ended;
 	uint64_t pos; /* bits from packet start */
 	uint64_t content_end; /* bits */
