@@ -258,9 +258,13 @@ static inline __attribute__((always_inline)) int reserve(struct rb_channel *ch, 
 	/* pairs with the acq_rel CAS of other producers / the consumer's flush (C) */
 	o = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
 	for (;;) {
-		/* Read after the position: a CAS failure re-reads both. */
-		ts = ch->clock ? ch->clock() : 0;
+		/*
+		 * Read after the position: a CAS failure re-reads both. With a
+		 * single size the read waits until the record is known to fit:
+		 * a dropped record needs no timestamp.
+		 */
 		if (ts_bits) {
+			ts = ch->clock ? ch->clock() : 0;
 			/* Any last_ts we can read is from a record before ours
 			 * (stored after its CAS, read before ours): at worst older
 			 * than our predecessor's, which only favours extended. */
@@ -292,6 +296,8 @@ static inline __attribute__((always_inline)) int reserve(struct rb_channel *ch, 
 				return r;
 			}
 		}
+		if (!ts_bits)
+			ts = ch->clock ? ch->clock() : 0;
 		/* pairs with the consumer's load-acquire of write_pos (C) */
 		if (atomic_compare_exchange_weak_explicit(
 			    &ctl->write_pos, &o, end, memory_order_acq_rel, memory_order_acquire))

@@ -358,11 +358,12 @@ static void test_discard_counting(void **state)
 {
 	struct rb_channel *ch = make_channel(SB, 4, 1, RB_MODE_DISCARD);
 	struct rb_consumer *cons = make_consumer(ch);
-	uint64_t ok = 0, lost = 0, got = 0, id, last_lost = 0;
+	uint64_t ok = 0, lost = 0, got = 0, id, last_lost = 0, clock_reads;
 	struct rb_packet pkt;
 	int r;
 
 	(void)state;
+	clock_reads = fake_clock_value;
 	/* 4 sub-buffers hold 4 * 36 records of 100 bytes; write 1000. */
 	for (id = 0; id < 1000; id++) {
 		r = write_rec(ch, 0, ok, 100);
@@ -375,6 +376,8 @@ static void test_discard_counting(void **state)
 	}
 	assert_int_equal(ok, 4 * 36);
 	assert_int_equal(lost, 1000 - ok);
+	/* A dropped record reads no timestamp (one thread: no CAS retry). */
+	assert_int_equal(fake_clock_value - clock_reads, ok);
 	assert_int_equal(rb_consumer_flush(cons, 0, 1u << 30), 1); /* pads sub-buffer 3 */
 	while (rb_consumer_read(cons, 0, 0, &pkt) == 0) {
 		uint64_t i;
