@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include "ust/backend-ringbuf.h"
-#include "ust/header.h"
 
 #include "common/common.h"
 
@@ -10,17 +9,13 @@ _Static_assert(sizeof(struct rb_reservation) <= sizeof(((struct strata_ust_ctx *
 static void *rb_backend_reserve(void *backend, struct strata_ust_ctx *ctx, uint32_t id, size_t len,
 				enum ust_clock_kind clock)
 {
-	struct rb_reservation *res = (struct rb_reservation *)(void *)ctx->slot;
-
 	(void)clock; /* read by the ring buffer: see ust_ringbuf_backend_prepare() */
-	if (rb_reserve(backend, -1, UST_HEADER_EXTENDED_LEN + len, res) < 0)
-		return NULL; /* counted lost by the ring buffer */
-	return ust_header_write(res->data, id, res->ts, true);
+	return ust_ringbuf_reserve(backend, ctx, id, len);
 }
 
 static void rb_backend_commit(void *backend, struct strata_ust_ctx *ctx)
 {
-	rb_commit(backend, (struct rb_reservation *)(void *)ctx->slot);
+	ust_ringbuf_commit(backend, ctx);
 }
 
 const struct ust_backend_ops ust_ringbuf_backend_ops = {

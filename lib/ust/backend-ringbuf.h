@@ -23,10 +23,30 @@
 #define STRATA_UST_BACKEND_RINGBUF_H
 
 #include "ringbuf/ringbuf.h"
+#include "ust/header.h"
 #include "ust/ust-internal.h"
 
 /* backend = the struct rb_channel *. */
 extern const struct ust_backend_ops ust_ringbuf_backend_ops;
+
+/*
+ * The two operations, inline: strata_ust_event_reserve()/commit() call them
+ * directly for this backend (no indirect call on the fast path).
+ */
+static inline void *ust_ringbuf_reserve(struct rb_channel *rb, struct strata_ust_ctx *ctx,
+					uint32_t id, size_t len)
+{
+	struct rb_reservation *res = (struct rb_reservation *)(void *)ctx->slot;
+
+	if (rb_reserve(rb, -1, UST_HEADER_EXTENDED_LEN + len, res) < 0)
+		return NULL; /* counted lost by the ring buffer */
+	return ust_header_write(res->data, id, res->ts, true);
+}
+
+static inline void ust_ringbuf_commit(struct rb_channel *rb, struct strata_ust_ctx *ctx)
+{
+	rb_commit(rb, (struct rb_reservation *)(void *)ctx->slot);
+}
 
 /* Make the ring buffer read `clock` inside its reservations. */
 void ust_ringbuf_backend_prepare(struct rb_channel *ch, enum ust_clock_kind clock);

@@ -26,9 +26,10 @@ enum ust_context_type {
 	UST_CTX_COUNT,
 };
 
-/* Most contexts one channel records. */
+/* Most contexts one channel records, and their most bytes (each once). */
 #define UST_CTX_MAX 8
 #define UST_PROCNAME_LEN 17
+#define UST_CTX_BYTES_MAX 64
 
 static inline const struct strata_field_desc *ust_context_desc(enum ust_context_type type)
 {

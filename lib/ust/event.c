@@ -7,6 +7,11 @@
  * event of a thread caching its tid and name (gettid, prctl), once.
  * Thread-local state uses the initial-exec TLS model so that a TLS access
  * is one %fs-relative load, not a __tls_get_addr call.
+ *
+ * Every context but "ip" is constant for a thread, so a thread keeps the
+ * context bytes of the last channel it recorded into (tls_ctx_*) and
+ * copies them in one go; the ring buffer backend is called directly, not
+ * through its ops.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -17,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ust/backend-ringbuf.h"
 #include "ust/ust-internal.h"
 
 #include "common/common.h"
@@ -30,6 +36,10 @@ static UST_TLS int32_t tls_vtid;
 static UST_TLS int tls_nesting;
 static UST_TLS char tls_procname[UST_PROCNAME_LEN];
 static UST_TLS int tls_procname_cached;
+
+/* The context bytes of tls_ctx_chan (channels are never freed). */
+static UST_TLS const struct ust_channel *tls_ctx_chan;
+static UST_TLS uint8_t tls_ctx_bytes[UST_CTX_BYTES_MAX] __attribute__((aligned(16)));
 
 static int32_t cached_vpid;
 static uint32_t cached_vuid, cached_vgid;
@@ -120,6 +130,36 @@ static uint8_t *write_contexts(const struct ust_channel *chan, uint8_t *p, const
 	return p;
 }
 
+/* The contexts of chan at p, from this thread's copy when it has one. */
+static inline uint8_t *put_contexts(const struct ust_channel *chan, uint8_t *p, size_t payload_len,
+				    const void *ip)
+{
+	size_t n = chan->ctx_len;
+
+	/*
+	 * Only the outermost level uses the copy: a signal handler tracing
+	 * into another channel must not rewrite it under our memcpy.
+	 */
+	if (__builtin_expect(tls_nesting != 1, 0))
+		return write_contexts(chan, p, ip);
+	if (__builtin_expect(tls_ctx_chan != chan, 0)) {
+		if (!chan->ctx_per_thread)
+			return write_contexts(chan, p, ip);
+		write_contexts(chan, tls_ctx_bytes, NULL);
+		tls_ctx_chan = chan;
+	}
+	/*
+	 * A fixed 32-byte copy (two vector moves) when the record has room
+	 * after the contexts: the probe then writes its payload over the
+	 * excess.
+	 */
+	if (__builtin_expect(n <= 32 && n + payload_len >= 32, 1))
+		memcpy(p, tls_ctx_bytes, 32);
+	else
+		memcpy(p, tls_ctx_bytes, n);
+	return p + n;
+}
+
 void *strata_ust_event_reserve(struct strata_ust_ctx *ctx, void *event, size_t payload_len,
 			       const void *ip)
 {
@@ -139,21 +179,28 @@ void *strata_ust_event_reserve(struct strata_ust_ctx *ctx, void *event, size_t p
 	tls_nesting++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	chan = b->chan;
-	p = chan->ops->reserve(chan->backend, ctx, b->id, chan->ctx_len + payload_len, chan->clock);
+	if (__builtin_expect(chan->ops == &ust_ringbuf_backend_ops, 1))
+		p = ust_ringbuf_reserve(chan->backend, ctx, b->id, chan->ctx_len + payload_len);
+	else
+		p = chan->ops->reserve(chan->backend, ctx, b->id, chan->ctx_len + payload_len,
+				       chan->clock);
 	if (__builtin_expect(!p, 0)) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		tls_nesting--;
 		return NULL;
 	}
 	ctx->chan = chan;
-	return write_contexts(chan, p, ip);
+	return put_contexts(chan, p, payload_len, ip);
 }
 
 void strata_ust_event_commit(struct strata_ust_ctx *ctx)
 {
 	struct ust_channel *chan = ctx->chan;
 
-	chan->ops->commit(chan->backend, ctx);
+	if (__builtin_expect(chan->ops == &ust_ringbuf_backend_ops, 1))
+		ust_ringbuf_commit(chan->backend, ctx);
+	else
+		chan->ops->commit(chan->backend, ctx);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	tls_nesting--;
 }
@@ -164,6 +211,7 @@ void ust_context_fork_reset(void)
 	__atomic_store_n(&cached_vpid, 0, __ATOMIC_RELAXED);
 	tls_vtid = 0;
 	tls_procname_cached = 0;
+	tls_ctx_chan = NULL;
 }
 
 void ust_debug_init(void)

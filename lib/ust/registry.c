@@ -293,15 +293,18 @@ int ust_channel_create(const struct ust_channel_config *cfg, struct ust_channel 
 	chan->ops = cfg->ops;
 	chan->backend = cfg->backend;
 	chan->clock = cfg->clock;
+	chan->ctx_per_thread = true;
 	for (uint32_t i = 0; i < cfg->n_ctx; i++) {
 		size_t sz = ust_context_size(cfg->ctx[i]);
 
-		if (!sz) {
+		if (!sz || chan->ctx_len + sz > UST_CTX_BYTES_MAX) {
 			free(chan);
 			return -EINVAL;
 		}
 		chan->ctx[i] = (uint8_t)cfg->ctx[i];
 		chan->ctx_len += (uint32_t)sz;
+		if (cfg->ctx[i] == UST_CTX_IP)
+			chan->ctx_per_thread = false;
 	}
 	chan->n_ctx = cfg->n_ctx;
 	pthread_mutex_lock(&registry_lock);

@@ -53,7 +53,8 @@ struct ust_channel {
 	enum ust_clock_kind clock;
 	uint32_t n_ctx;
 	uint8_t ctx[UST_CTX_MAX]; /* enum ust_context_type, in record order */
-	uint32_t ctx_len; /* bytes of all context fields */
+	uint32_t ctx_len; /* bytes of all context fields (<= UST_CTX_BYTES_MAX) */
+	bool ctx_per_thread; /* every context is constant in a thread (no "ip") */
 	struct ust_channel *next; /* all channels, for lookup and teardown */
 };
 
