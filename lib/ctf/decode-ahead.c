@@ -26,7 +26,8 @@ struct ctf_ahead_ring {
 	/* Set (release) after status, once the stream produced its last slot. */
 	_Atomic bool done;
 	int status; /* 0: ended, < 0: the error that stopped it */
-	_Atomic bool reader_sleeping;
+	/* Held while producing: by the worker, or by the reader when the ring is empty. */
+	pthread_mutex_t produce;
 	struct ctf_worker *w;
 	char *report; /* the reader's error buffer */
 	size_t report_len;
@@ -37,7 +38,7 @@ struct ctf_worker {
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t lock;
-	pthread_cond_t worker_cond, reader_cond;
+	pthread_cond_t worker_cond;
 	_Atomic bool sleeping, stop;
 	struct ctf_stream **streams;
 	size_t n_streams;
@@ -66,14 +67,20 @@ static void wake(struct ctf_worker *w, _Atomic bool *flag, pthread_cond_t *cond)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Decode up to AHEAD_CHUNK slots into s's ring. Returns how many. */
-static uint32_t fill(struct ctf_stream *s)
+/* Decode up to limit slots into s's ring. Returns how many. */
+static uint32_t fill(struct ctf_stream *s, uint32_t limit)
 {
 	struct ctf_ahead_ring *ring = s->ahead;
-	uint32_t head = atomic_load_explicit(&ring->head, memory_order_relaxed), k = 0;
+	uint32_t head, k = 0;
 	bool done = false;
 
-	while (k < AHEAD_CHUNK && ring_used(ring, head) < CTF_AHEAD_SLOTS) {
+	pthread_mutex_lock(&ring->produce);
+	if (atomic_load_explicit(&ring->done, memory_order_relaxed)) {
+		pthread_mutex_unlock(&ring->produce);
+		return 0;
+	}
+	head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	while (k < limit && ring_used(ring, head) < CTF_AHEAD_SLOTS) {
 		int r = ctf_stream_produce(s, &ring->slots[head % CTF_AHEAD_SLOTS]);
 
 		if (r <= 0) {
@@ -84,13 +91,11 @@ static uint32_t fill(struct ctf_stream *s)
 		head++;
 		k++;
 	}
-	/* Pairs with the acquire in ctf_ahead_take(); seq_cst against reader_sleeping. */
-	atomic_store(&ring->head, head);
+	/* Pairs with the acquire in ctf_ahead_take(): the slots are complete. */
+	atomic_store_explicit(&ring->head, head, memory_order_release);
 	if (done)
-		atomic_store(&ring->done, true);
-	if (atomic_load(&ring->reader_sleeping) &&
-	    (done || ring_used(ring, head) >= CTF_AHEAD_SLOTS / 2))
-		wake(ring->w, &ring->reader_sleeping, &ring->w->reader_cond);
+		atomic_store_explicit(&ring->done, true, memory_order_release);
+	pthread_mutex_unlock(&ring->produce);
 	return k;
 }
 
@@ -124,7 +129,7 @@ static void *worker_main(void *arg)
 		for (size_t i = 0; i < w->n_streams; i++)
 			if (!atomic_load_explicit(&w->streams[i]->ahead->done,
 						  memory_order_relaxed))
-				fill(w->streams[i]);
+				fill(w->streams[i], AHEAD_CHUNK);
 		if (has_room(w, &live))
 			continue;
 		if (!live)
@@ -182,15 +187,12 @@ int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
 				snprintf(ring->report, ring->report_len, "%s", ring->err);
 			return ring->status;
 		}
-		atomic_store(&ring->reader_sleeping, true);
-		if (atomic_load(&ring->head) != ring->taken || atomic_load(&ring->done)) {
-			atomic_store(&ring->reader_sleeping, false);
-			continue;
-		}
-		pthread_mutex_lock(&ring->w->lock);
-		while (atomic_load(&ring->reader_sleeping))
-			pthread_cond_wait(&ring->w->reader_cond, &ring->w->lock);
-		pthread_mutex_unlock(&ring->w->lock);
+		/*
+		 * The worker is behind (or not running: the CPUs are busy):
+		 * rather than sleep, decode the next batch here, after the
+		 * worker's current chunk.
+		 */
+		fill(s, CTF_BT_BATCH);
 	}
 }
 
@@ -202,6 +204,7 @@ static void ring_free(struct ctf_stream *s)
 		return;
 	s->err = ring->report;
 	s->errlen = ring->report_len;
+	pthread_mutex_destroy(&ring->produce);
 	for (uint32_t i = 0; ring->slots && i < CTF_AHEAD_SLOTS; i++)
 		ctf_values_release(&ring->slots[i].ev_vals);
 	free(ring->slots);
@@ -225,7 +228,6 @@ void ctf_ahead_stop(struct ctf_ahead *a)
 	for (unsigned i = 0; i < a->n_workers; i++) {
 		pthread_mutex_destroy(&a->workers[i].lock);
 		pthread_cond_destroy(&a->workers[i].worker_cond);
-		pthread_cond_destroy(&a->workers[i].reader_cond);
 		free(a->workers[i].streams);
 	}
 	for (size_t i = 0; i < a->n_streams; i++)
@@ -259,7 +261,6 @@ int ctf_ahead_start(struct ctf_stream **streams, size_t n, unsigned threads, str
 
 		pthread_mutex_init(&w->lock, NULL);
 		pthread_cond_init(&w->worker_cond, NULL);
-		pthread_cond_init(&w->reader_cond, NULL);
 		w->streams = calloc(n / nw + 1, sizeof(*w->streams));
 		if (!w->streams)
 			goto err;
@@ -281,6 +282,7 @@ int ctf_ahead_start(struct ctf_stream **streams, size_t n, unsigned threads, str
 			free(ring);
 			goto err;
 		}
+		pthread_mutex_init(&ring->produce, NULL);
 		ring->w = w;
 		ring->report = s->err;
 		ring->report_len = s->errlen;

@@ -15,14 +15,14 @@
  *                  └───────────────────────────────────────────┘
  *                tail       taken            head         tail + R
  *
- *   head: stored by the worker (release), loaded by the reader (acquire):
+ *   head: stored by the producer (release), loaded by the reader (acquire):
  *         the slots below it and the stream's packet values are complete.
  *   tail: stored by the reader (release) at its next refill of the stream,
  *         once the batch it took last has been returned and is no longer
  *         borrowed; loaded by the worker (acquire) before reusing slots.
  *   tail <= taken <= head <= tail + R; taken is the reader's alone.
  *
- * The worker writes only its streams' decoding state, the slots in
+ * The producer writes only its streams' decoding state, the slots in
  * [head, tail + R), the packet value ring (CTF_PKT_RING is sized so that
  * packets still referenced are never overwritten) and the stream's own
  * error buffer. What depends on the merge order stays on the reader's
@@ -31,12 +31,14 @@
  * objects (stale strings), and copying the error text to the reader when
  * the failed position is reached.
  *
- * Sleeping: a worker sleeps when every ring it fills is full, the reader
- * when the ring it needs is empty. Each sets its `sleeping` flag, then
- * checks the indexes again (seq_cst on both sides, so either the sleeper
- * sees the new index or the other side sees the flag), and the other side
- * wakes it only once half a ring has moved (or the stream ended), so that
- * wakeups stay rare.
+ * Producing is done under the ring's `produce` mutex: by the worker a
+ * chunk at a time, or by the reader itself when it finds the ring empty
+ * (the worker is behind or not scheduled: the CPUs are busy), so the
+ * reader never sleeps waiting for a worker. A worker sleeps when every
+ * ring it fills is full, after setting its `sleeping` flag and checking
+ * the tails again (seq_cst on both sides: either it sees the new tail or
+ * the reader sees the flag); the reader wakes it once half a ring is free,
+ * so wakeups stay rare.
  */
 #ifndef STRATA_CTF_DECODE_AHEAD_H
 #define STRATA_CTF_DECODE_AHEAD_H
@@ -63,7 +65,7 @@ void ctf_ahead_stop(struct ctf_ahead *a);
 void ctf_ahead_release(struct ctf_stream *s);
 
 /*
- * The next decoded slot of s, waiting for the worker if needed: 1 with
+ * The next decoded slot of s, decoding it here if the worker is behind: 1 with
  * *ret_slot, 0 at the stream end, or the error the stream stopped at
  * (its description then copied to s->err).
  */
