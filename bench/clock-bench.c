@@ -11,6 +11,7 @@
  *   ninja -C BUILD bench/clock-bench && BUILD/bench/clock-bench [READS] [SECONDS]
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -130,18 +131,19 @@ int main(int argc, char **argv)
 
 	/* Error against CLOCK_MONOTONIC: the converted read inside a monotonic window. */
 	for (uint64_t end = ust_clock_monotonic_ns() + (uint64_t)seconds * 1000000000u;;) {
-		uint64_t m0 = ust_clock_monotonic_ns(), t = __rdtsc(), m1, ns;
+		uint64_t m0 = ust_clock_monotonic_ns(), m1, ns;
+		bool ok = ust_clock_page_convert(&page, rd_tsc, &ns);
 		int64_t e;
 
 		m1 = ust_clock_monotonic_ns();
 		if (m1 > end)
 			break;
-		if (m1 - m0 > 200)
-			continue; /* preempted or interrupted: no precise reference */
-		if (!ust_clock_page_convert(&page, t, &ns)) {
+		if (!ok) {
 			fallback++;
 			continue;
 		}
+		if (m1 - m0 > 200)
+			continue; /* preempted or interrupted: no precise reference */
 		e = (int64_t)(ns - (m0 + (m1 - m0) / 2));
 		lo = e < lo ? e : lo;
 		hi = e > hi ? e : hi;

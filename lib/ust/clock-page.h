@@ -34,15 +34,15 @@
  * resets the line onto the sample: the one step, logged by the daemon. TSCs
  * that disagree across CPUs make the page invalid.
  *
- * Reader (app, ust_clock_page_convert()): no syscall, no lock, at most
- * UST_CLOCK_PAGE_READ_TRIES seqcount attempts (a daemon killed mid-update
+ * Reader (app, ust_clock_page_convert()): no syscall, no lock, the TSC read
+ * inside the seqcount window, at most UST_CLOCK_PAGE_READ_TRIES attempts (a daemon killed mid-update
  * leaves seq odd forever); whenever the page is absent, invalid, being
  * written, or the TSC lies outside the line's range (stale: the daemon
  * stopped refreshing; behind: a TSC jump backwards) it says so and the
  * caller falls back to clock_gettime(CLOCK_MONOTONIC). A TSC slightly behind
- * tsc_base (an unfenced rdtsc executed early, or read just before the
- * daemon's sample) maps to mono_base, which every reading of the previous
- * line is below: timestamps never go backwards across a refresh. The
+ * tsc_base (an unfenced rdtsc executed a little early, or another CPU's
+ * TSC a little behind) maps to mono_base, which every reading of the
+ * previous line is below: timestamps never go backwards across a refresh. The
  * fallback itself agrees with the line within the calibration error
  * (< 1 us here); only a reset steps.
  *
@@ -84,23 +84,28 @@ struct ust_clock_page {
 };
 
 /*
- * Map tsc through the page; true and *ret_ns on success, false when the
- * caller must read CLOCK_MONOTONIC itself (see the header comment).
- * Async-signal-safe, wait-free.
+ * Read the TSC with read_tsc() and map it through the page; true and
+ * *ret_ns on success, false when the caller must read CLOCK_MONOTONIC
+ * itself (see the header comment). The TSC is read inside the seqcount
+ * window: a thread preempted there while the daemon republishes retries
+ * with a fresh TSC instead of landing behind the new line. Async-signal-
+ * safe, wait-free.
  */
 static inline __attribute__((always_inline)) bool
-ust_clock_page_convert(const struct ust_clock_page *pg, uint64_t tsc, uint64_t *ret_ns)
+ust_clock_page_convert(const struct ust_clock_page *pg, uint64_t (*read_tsc)(void),
+		       uint64_t *ret_ns)
 {
 	__extension__ typedef unsigned __int128 u128;
 
 	for (int i = 0; i < UST_CLOCK_PAGE_READ_TRIES; i++) {
 		/* pairs with the writer's final store-release of seq */
 		uint32_t s = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE);
-		uint64_t base, mono, mult, max, d;
+		uint64_t base, mono, mult, max, d, tsc;
 		uint32_t valid;
 
 		if (__builtin_expect(s & 1, 0))
 			continue;
+		tsc = read_tsc();
 		valid = __atomic_load_n(&pg->valid, __ATOMIC_RELAXED);
 		base = __atomic_load_n(&pg->tsc_base, __ATOMIC_RELAXED);
 		mono = __atomic_load_n(&pg->mono_base, __ATOMIC_RELAXED);

@@ -73,6 +73,14 @@ const struct ust_clock_page *ust_clock_page_set(const struct ust_clock_page *pg)
 	return __atomic_exchange_n(&clock_page, pg, __ATOMIC_ACQ_REL);
 }
 
+#if UST_HAVE_TSC
+/* Plain rdtsc: the ring buffer reads the clock after write_pos (its ordering window). */
+static inline uint64_t read_tsc(void)
+{
+	return __rdtsc();
+}
+#endif
+
 uint64_t ust_clock_read_monotonic_tsc(void)
 {
 #if UST_HAVE_TSC
@@ -80,8 +88,7 @@ uint64_t ust_clock_read_monotonic_tsc(void)
 	const struct ust_clock_page *pg = __atomic_load_n(&clock_page, __ATOMIC_ACQUIRE);
 	uint64_t ns;
 
-	/* Plain rdtsc: the ring buffer reads the clock after write_pos (its ordering window). */
-	if (__builtin_expect(pg != NULL, 1) && ust_clock_page_convert(pg, __rdtsc(), &ns))
+	if (__builtin_expect(pg != NULL, 1) && ust_clock_page_convert(pg, read_tsc, &ns))
 		return ns;
 #endif
 	return ust_clock_monotonic_ns();

@@ -7,6 +7,7 @@
  * republishing while a reader converts.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,22 @@ static uint64_t read_fake_tsc(void)
 	return __atomic_load_n(&fake_tsc_now, __ATOMIC_RELAXED);
 }
 
+/* The reader's TSC: the next value of a counter only the reader moves. */
+static uint64_t reader_tsc, reader_step;
+
+static uint64_t read_reader_tsc(void)
+{
+	return __atomic_add_fetch(&reader_tsc, reader_step, __ATOMIC_RELAXED);
+}
+
+/* Convert a given TSC value. */
+static bool convert(const struct ust_clock_page *pg, uint64_t tsc, uint64_t *ret_ns)
+{
+	reader_step = 0;
+	reader_tsc = tsc;
+	return ust_clock_page_convert(pg, read_reader_tsc, ret_ns);
+}
+
 /* A calibrated line over a TSC that starts at tsc0 when the clock reads mono0. */
 static void calibrate(struct ust_clock_calib *c, struct ust_clock_page *pg, uint64_t tsc0,
 		      uint64_t mono0)
@@ -55,28 +72,28 @@ static void test_convert_math(void **state)
 	(void)state;
 	ust_clock_page_init(&pg);
 	assert_true(ust_clock_page_check(&pg));
-	assert_false(ust_clock_page_convert(&pg, 1000, &ns)); /* not valid yet */
+	assert_false(convert(&pg, 1000, &ns)); /* not valid yet */
 	pg.valid = 1;
 	pg.tsc_base = 1000000;
 	pg.mono_base = 5000000000ull;
 	pg.mult = 1ull << (UST_CLOCK_PAGE_SHIFT - 1); /* 0.5 ns per tick */
 	pg.max_delta = 1000000;
-	assert_true(ust_clock_page_convert(&pg, 1000000, &ns));
+	assert_true(convert(&pg, 1000000, &ns));
 	assert_int_equal(ns, 5000000000ull);
-	assert_true(ust_clock_page_convert(&pg, 1000000 + 4000, &ns));
+	assert_true(convert(&pg, 1000000 + 4000, &ns));
 	assert_int_equal(ns, 5000000000ull + 2000);
-	assert_true(ust_clock_page_convert(&pg, 1000000 + 1000000, &ns));
+	assert_true(convert(&pg, 1000000 + 1000000, &ns));
 	assert_int_equal(ns, 5000000000ull + 500000);
 	/* Stale: past max_delta. */
-	assert_false(ust_clock_page_convert(&pg, 1000000 + 1000001, &ns));
-	assert_false(ust_clock_page_convert(&pg, UINT64_MAX, &ns));
+	assert_false(convert(&pg, 1000000 + 1000001, &ns));
+	assert_false(convert(&pg, UINT64_MAX, &ns));
 	/* Slightly behind the base: the base; far behind: fall back. */
-	assert_true(ust_clock_page_convert(&pg, 1000000 - 100, &ns));
+	assert_true(convert(&pg, 1000000 - 100, &ns));
 	assert_int_equal(ns, 5000000000ull);
-	assert_false(ust_clock_page_convert(&pg, 1000000 - UST_CLOCK_PAGE_BACK_TICKS - 1, &ns));
+	assert_false(convert(&pg, 1000000 - UST_CLOCK_PAGE_BACK_TICKS - 1, &ns));
 	/* Invalid. */
 	pg.valid = 0;
-	assert_false(ust_clock_page_convert(&pg, 1000000, &ns));
+	assert_false(convert(&pg, 1000000, &ns));
 	/* Not a page. */
 	pg.magic = 0;
 	assert_false(ust_clock_page_check(&pg));
@@ -92,11 +109,51 @@ static void test_seqcount_retry_bound(void **state)
 	(void)state;
 	calibrate(&c, &pg, 1ull << 40, 1000000000000ull);
 	assert_int_equal(pg.seq % 2, 0);
-	assert_true(ust_clock_page_convert(&pg, fake_tsc_now + 10, &ns));
+	assert_true(convert(&pg, fake_tsc_now + 10, &ns));
 	pg.seq++;
-	assert_false(ust_clock_page_convert(&pg, fake_tsc_now + 10, &ns));
+	assert_false(convert(&pg, fake_tsc_now + 10, &ns));
 	pg.seq++;
-	assert_true(ust_clock_page_convert(&pg, fake_tsc_now + 10, &ns));
+	assert_true(convert(&pg, fake_tsc_now + 10, &ns));
+}
+
+/*
+ * A reader preempted between its seq load and its TSC read while the daemon
+ * republishes: it retries with the new line and a fresh TSC, so its value
+ * is exact rather than clamped to the new line's start.
+ */
+static struct ust_clock_calib *race_calib;
+static struct ust_clock_page *race_page;
+static int race_reads;
+static uint64_t race_mono; /* the true clock at fake_tsc_now */
+
+static uint64_t read_tsc_while_republishing(void)
+{
+	if (race_reads++ == 0) {
+		uint64_t tsc = fake_tsc_now + ns_to_ticks(PERIOD);
+
+		/* The daemon's next refresh, on time and on the true clock. */
+		ust_clock_calib_update(race_calib, tsc, race_mono + PERIOD);
+		fake_tsc_now = tsc + ns_to_ticks(10000);
+		ust_clock_page_publish(race_page, race_calib, true, read_fake_tsc);
+	}
+	return fake_tsc_now + 1000;
+}
+
+static void test_republish_during_read(void **state)
+{
+	struct ust_clock_calib c;
+	struct ust_clock_page pg;
+	uint64_t tsc0 = 1ull << 30, mono0 = 2000000000ull, ns = 0;
+
+	(void)state;
+	calibrate(&c, &pg, tsc0, mono0);
+	race_calib = &c;
+	race_page = &pg;
+	race_reads = 0;
+	race_mono = mono0 + 20000000;
+	assert_true(ust_clock_page_convert(&pg, read_tsc_while_republishing, &ns));
+	assert_int_equal(race_reads, 2); /* retried once, with a fresh TSC */
+	assert_int_equal(ns, ust_clock_calib_at(&c, fake_tsc_now + 1000));
 }
 
 static void test_publish(void **state)
@@ -112,15 +169,15 @@ static void test_publish(void **state)
 	assert_int_equal(pg.mono_base, c.mono_base);
 	assert_int_equal(pg.mult, c.mult);
 	/* Usable for STALE_PERIODS periods, not beyond. */
-	assert_true(ust_clock_page_convert(
+	assert_true(convert(
 		&pg, c.tsc_base + ns_to_ticks(PERIOD * UST_CLOCK_PAGE_STALE_PERIODS) - 10, &ns));
 	assert_true(ns > c.mono_base + PERIOD * UST_CLOCK_PAGE_STALE_PERIODS - 100);
-	assert_false(ust_clock_page_convert(
+	assert_false(convert(
 		&pg, c.tsc_base + ns_to_ticks(PERIOD * UST_CLOCK_PAGE_STALE_PERIODS) + 10, &ns));
 	seq = pg.seq;
 	ust_clock_page_publish(&pg, &c, false, read_fake_tsc);
 	assert_int_equal(pg.seq, seq + 2);
-	assert_false(ust_clock_page_convert(&pg, c.tsc_base + 10, &ns));
+	assert_false(convert(&pg, c.tsc_base + 10, &ns));
 }
 
 /*
@@ -192,7 +249,7 @@ static void test_reset_on_jump(void **state)
 	ust_clock_page_publish(&pg, &c, true, read_fake_tsc);
 	assert_int_equal(c.resets, 1);
 	assert_int_equal(pg.resets, 1);
-	assert_true(ust_clock_page_convert(&pg, tsc, &ns));
+	assert_true(convert(&pg, tsc, &ns));
 	assert_int_equal(ns, mono);
 
 	/*
@@ -206,7 +263,7 @@ static void test_reset_on_jump(void **state)
 	assert_int_equal(ust_clock_calib_update(&c, tsc, mono), UST_CLOCK_CALIB_RESET_ERROR);
 	fake_tsc_now = tsc;
 	ust_clock_page_publish(&pg, &c, true, read_fake_tsc);
-	assert_true(ust_clock_page_convert(&pg, tsc, &ns));
+	assert_true(convert(&pg, tsc, &ns));
 	assert_int_equal(ns, mono);
 	assert_int_equal(c.resets, 2);
 
@@ -216,7 +273,7 @@ static void test_reset_on_jump(void **state)
 	assert_int_equal(ust_clock_calib_update(&c, tsc, mono), UST_CLOCK_CALIB_RESET_BACKWARDS);
 	fake_tsc_now = tsc;
 	ust_clock_page_publish(&pg, &c, true, read_fake_tsc);
-	assert_true(ust_clock_page_convert(&pg, tsc + 100, &ns));
+	assert_true(convert(&pg, tsc + 100, &ns));
 	assert_true(ns >= mono && ns < mono + 100);
 	assert_int_equal(c.resets, 3);
 }
@@ -255,6 +312,12 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/* The reader of the race moves the shared TSC by 100 at each read. */
+static uint64_t read_moving_tsc(void)
+{
+	return __atomic_add_fetch(&fake_tsc_now, 100, __ATOMIC_RELAXED);
+}
+
 static void test_concurrent_refresh(void **state)
 {
 	struct race *r = calloc(1, sizeof(*r));
@@ -276,10 +339,10 @@ static void test_concurrent_refresh(void **state)
 	ust_clock_page_publish(&r->pg, &r->c, true, read_fake_tsc);
 	assert_int_equal(pthread_create(&th, NULL, writer, r), 0);
 	for (int i = 0; i < 2000000; i++) {
-		/* The only thread moving the TSC: the writer's commits never pass it. */
-		uint64_t t = __atomic_add_fetch(&fake_tsc_now, 100, __ATOMIC_RELAXED), ns;
+		uint64_t ns;
 
-		if (!ust_clock_page_convert(&r->pg, t, &ns))
+		/* The only thread moving the TSC: the writer's commits never pass it. */
+		if (!ust_clock_page_convert(&r->pg, read_moving_tsc, &ns))
 			continue; /* mid-update four times in a row, or stale: fallback */
 		assert_true(ns >= last);
 		last = ns;
@@ -295,9 +358,13 @@ static void test_concurrent_refresh(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_convert_math),  cmocka_unit_test(test_seqcount_retry_bound),
-		cmocka_unit_test(test_publish),	      cmocka_unit_test(test_slew_continuity),
-		cmocka_unit_test(test_reset_on_jump), cmocka_unit_test(test_concurrent_refresh),
+		cmocka_unit_test(test_convert_math),
+		cmocka_unit_test(test_seqcount_retry_bound),
+		cmocka_unit_test(test_publish),
+		cmocka_unit_test(test_republish_during_read),
+		cmocka_unit_test(test_slew_continuity),
+		cmocka_unit_test(test_reset_on_jump),
+		cmocka_unit_test(test_concurrent_refresh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
