@@ -154,13 +154,23 @@ static size_t fmt_short_dyadic(char *out, double v)
 
 	if (!(a >= 1e-4 && a < 1e6))
 		return 0;
-	/* Scaling by 2 is exact; a < 2^20 so s stays below 2^39. */
-	while (s != (double)(uint64_t)s) {
-		if (++j > 19)
+	/*
+	 * a = odd * 2^e2 from its bits (a is normal here): the least j that
+	 * makes a * 2^j an integer is -e2; a < 2^20 keeps m below 2^39.
+	 */
+	{
+		uint64_t bits, mant;
+		int e2;
+
+		memcpy(&bits, &s, sizeof(bits));
+		mant = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+		e2 = (int)((bits >> 52) & 0x7ff) - 1075 + __builtin_ctzll(mant);
+		mant >>= __builtin_ctzll(mant);
+		if (e2 < -19)
 			return 0;
-		s *= 2;
+		j = e2 < 0 ? (unsigned)-e2 : 0;
+		m = e2 < 0 ? mant : mant << e2;
 	}
-	m = (uint64_t)s;
 	ip = m >> j;
 	frac = m & ((UINT64_C(1) << j) - 1);
 	/* frac / 2^j == frac * 5^j / 10^j, and frac * 5^j < 10^19. */
@@ -242,9 +252,10 @@ void ctf_fmt_double(struct ctf_pbuf *b, double v)
 		b->len += ctf_fmt_s64(p, (int64_t)v);
 		return;
 	}
-	len = fmt_short_dyadic(tmp, v);
+	/* At most 7 digits, a point, a sign and zeros below 1e-4: 64 is plenty. */
+	len = fmt_short_dyadic(ctf_pbuf_reserve(b, 64), v);
 	if (len) {
-		ctf_pbuf_add(b, tmp, len);
+		b->len += len;
 		return;
 	}
 	n = snprintf(tmp, sizeof(tmp), "%g", v);
