@@ -487,14 +487,11 @@ static int run_view(int argc, char **argv)
 	a.pretty.color_warnings = colors;
 
 	/*
-	 * Nothing to print: decode the streams on every CPU. (The text path
-	 * already uses a second thread for printing.)
+	 * The reader's decode_threads option stays off: on this 2-vCPU VM the
+	 * threaded reader was 3x slower than one thread for --decode-only
+	 * (0.96 s against 0.33 s on the 2 M-event bench trace; its workers and
+	 * the caller contend on the hand-off lock), see docs/benchmarks.md.
 	 */
-	if (a.decode_only) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-		a.reader.decode_threads = cpus > 1 ? (unsigned)MIN(cpus, 64L) : 0;
-	}
 	ret = strata_ctf_reader_create(a.paths, a.n_paths, &a.reader, &reader, &errmsg);
 	if (ret < 0)
 		return open_error(&a, ret, errmsg);
