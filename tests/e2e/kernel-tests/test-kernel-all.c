@@ -96,7 +96,6 @@ int main(void)
 	CHECK(n > 0, "enable --all: %d %s", n, why);
 	printf("load %.3f s; enable --all: %d events, %u tracepoints attached in %.3f s\n",
 	       secs(t1 - t0), n, kernel_tracer_nr_attached(kt), secs(t3 - t2));
-	CHECK(secs(t3 - t2) < 30.0, "attaching took %.1f s", secs(t3 - t2));
 	CHECK(!kernel_channel_compact_header(ch), "more than 30 events: large header");
 
 	r = kernel_channel_start(ch);
