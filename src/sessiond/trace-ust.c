@@ -105,6 +105,7 @@ struct us_stream {
 	uint64_t last_seq; /* packet_seq_num of the last packet written */
 	uint64_t last_end; /* its timestamp_end */
 	uint64_t last_lost; /* its events_discarded */
+	bool broken; /* a failed write could not be taken back: write no more */
 };
 
 struct us_buffer {
@@ -213,7 +214,11 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 	uint8_t hdr[CTF_PACKET_HEADER_LEN], idx[CTF_INDEX_ENTRY_LEN];
 	size_t size = ctf_packet_size(pkt->size);
 	size_t pad = size - CTF_PACKET_HEADER_LEN - pkt->size;
+	off_t idx_off;
 	int ret;
+
+	if (st->broken)
+		return;
 
 	memcpy(pi.uuid, b->trace->uuid, 16);
 	pi.timestamp_begin = pkt->ts_begin;
@@ -239,6 +244,7 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 		b->pad = p;
 		b->pad_len = pad;
 	}
+	idx_off = lseek(st->idx_fd, 0, SEEK_CUR);
 	ret = ctf_write_full(st->fd, hdr, sizeof(hdr));
 	if (ret == 0)
 		ret = ctf_write_full(st->fd, pkt->data, pkt->size);
@@ -248,8 +254,22 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 		ctf_index_entry_write(idx, st->offset, &pi);
 		ret = ctf_write_full(st->idx_fd, idx, sizeof(idx));
 	}
-	if (ret < 0 && !b->write_err)
-		b->write_err = ret;
+	if (ret < 0) {
+		/*
+		 * A full disk (or any write error): take back what this packet
+		 * wrote, so the files end on a whole packet and stay readable.
+		 * Later packets are still tried; the sequence-number gap makes
+		 * readers report the packets lost here. stop reports the error.
+		 */
+		if (ftruncate(st->fd, (off_t)st->offset) < 0 ||
+		    lseek(st->fd, (off_t)st->offset, SEEK_SET) < 0 ||
+		    (idx_off >= 0 && (ftruncate(st->idx_fd, idx_off) < 0 ||
+				      lseek(st->idx_fd, idx_off, SEEK_SET) < 0)))
+			st->broken = true;
+		if (!b->write_err)
+			b->write_err = ret;
+		return;
+	}
 	st->offset += size;
 	st->written = true;
 	st->last_seq = pkt->seq;

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A full disk under a recording session: `strata stop` says so, the trace
+# on disk ends on a whole packet (readable by `strata view` and babeltrace2
+# alike, no "malformed" error), and packets written once space is back are
+# in it. Needs root (a 2 MiB tmpfs is mounted for the trace).
+# Usage: session-full-disk.sh STRATA STRATA-SESSIOND HELLO
+set -u
+STRATA=$1
+export STRATA_SESSIOND_PATH=$2
+HELLO=$3
+. "$(dirname "$0")/session-lib.sh"
+
+if ! command -v babeltrace2 >/dev/null; then
+	echo "babeltrace2 is not installed: skipping"
+	exit 77
+fi
+mkdir -p "$TMP/full"
+if ! mount -t tmpfs -o size=2m tmpfs "$TMP/full" 2>"$TMP/mount.err"; then
+	echo "cannot mount a tmpfs (needs root): $(cat "$TMP/mount.err"): skipping"
+	exit 77
+fi
+full_cleanup() {
+	umount -l "$TMP/full" 2>/dev/null
+	session_cleanup
+}
+trap full_cleanup EXIT INT TERM
+
+# Leave about 1 MiB free: less than the events below need.
+dd if=/dev/zero of="$TMP/full/ballast" bs=64k count=16 status=none
+
+run 0 create full -o "$TMP/full/trace"
+run 0 enable-event -u 'hello:*'
+run 0 start
+"$HELLO" -n 100000 >/dev/null 2>&1 || fail "hello (first run) failed"
+# Give the consumer time to hit the wall, then make room again.
+sleep 1
+rm -f "$TMP/full/ballast"
+"$HELLO" -n 7 >/dev/null 2>&1 || fail "hello (second run) failed"
+run 1 stop
+has "$ERR" "No space left on device" "stop's error"
+has "$ERR" "$TMP/full/trace" "stop's error names the trace"
+
+"$STRATA" view full >"$TMP/view.out" 2>"$TMP/view.err"
+st=$?
+[ "$st" = 0 ] || fail "strata view exited $st: $(head -c 600 "$TMP/view.err")"
+babeltrace2 "$TMP/full/trace" >"$TMP/bt.out" 2>"$TMP/bt.err"
+st=$?
+[ "$st" = 0 ] || fail "babeltrace2 exited $st: $(head -c 600 "$TMP/bt.err")"
+cmp -s "$TMP/view.out" "$TMP/bt.out" || fail "strata view and babeltrace2 print different events"
+n=$(wc -l <"$TMP/view.out")
+[ "$n" -gt 0 ] && [ "$n" -lt 100007 ] || fail "$n events in the trace: expected some, not all"
+# The second run's last event (intfield counts from 0) came after the space.
+tail -n 1 "$TMP/view.out" | grep -q 'intfield = 6,' ||
+	fail "the events written once space was back are missing: $(tail -n 1 "$TMP/view.out" | head -c 300)"
+run 0 destroy full
+
+[ "$FAILS" = 0 ] && echo "all checks passed ($n events kept)"
+[ "$FAILS" = 0 ]
