@@ -11,10 +11,7 @@ export STRATA_SESSIOND_PATH=$2
 HELLO=$3
 . "$(dirname "$0")/session-lib.sh"
 
-if ! command -v babeltrace2 >/dev/null; then
-	echo "babeltrace2 is not installed: skipping"
-	exit 77
-fi
+require_babeltrace2
 mkdir -p "$TMP/full"
 if ! mount -t tmpfs -o size=2m tmpfs "$TMP/full" 2>"$TMP/mount.err"; then
 	echo "cannot mount a tmpfs (needs root): $(cat "$TMP/mount.err"): skipping"

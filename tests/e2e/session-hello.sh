@@ -11,10 +11,7 @@ export STRATA_SESSIOND_PATH=$2
 HELLO=$3
 . "$(dirname "$0")/session-lib.sh"
 
-if ! command -v babeltrace2 >/dev/null; then
-	echo "babeltrace2 is not installed: skipping"
-	exit 77
-fi
+require_babeltrace2
 
 run 0 create hello
 TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')

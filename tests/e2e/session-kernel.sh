@@ -9,10 +9,7 @@ STRATA=$1
 export STRATA_SESSIOND_PATH=$2
 . "$(dirname "$0")/session-lib.sh"
 
-if ! command -v babeltrace2 >/dev/null; then
-	echo "babeltrace2 is not installed: skipping"
-	exit 77
-fi
+require_babeltrace2
 run 0 create k
 TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
 "$STRATA" enable-event -k sched_switch >"$TMP/out" 2>"$TMP/err"

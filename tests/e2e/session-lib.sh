@@ -27,6 +27,14 @@ session_cleanup() {
 }
 trap session_cleanup EXIT INT TERM
 
+# Skip (77) when the test's reference reader is missing.
+require_babeltrace2() {
+	if ! command -v babeltrace2 >/dev/null; then
+		echo "babeltrace2 is not installed: skipping"
+		exit 77
+	fi
+}
+
 fail() {
 	echo "FAIL: $*"
 	FAILS=$((FAILS + 1))

@@ -11,10 +11,7 @@ export STRATA_SESSIOND_PATH=$2
 APP=$3
 . "$(dirname "$0")/session-lib.sh"
 
-if ! command -v babeltrace2 >/dev/null; then
-	echo "babeltrace2 is not installed: skipping"
-	exit 77
-fi
+require_babeltrace2
 
 # start_app K N [THREADS [hold]]: a fake app emitting N events per START
 # (from each of THREADS threads), its output on fd 10+K
