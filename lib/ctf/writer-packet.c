@@ -59,6 +59,16 @@ void ctf_metadata_packetize(const uint8_t uuid[16], bool big_endian, const char 
 	}
 }
 
+int ctf_write_rewind(int fd, uint64_t offset, int idx_fd, off_t idx_off)
+{
+	if (ftruncate(fd, (off_t)offset) < 0 || lseek(fd, (off_t)offset, SEEK_SET) < 0)
+		return -errno;
+	if (idx_off >= 0 &&
+	    (ftruncate(idx_fd, idx_off) < 0 || lseek(idx_fd, idx_off, SEEK_SET) < 0))
+		return -errno;
+	return 0;
+}
+
 int ctf_write_full(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;

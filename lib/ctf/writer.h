@@ -31,6 +31,7 @@
 #define STRATA_CTF_WRITER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -199,5 +200,13 @@ void ctf_uuid_format(const uint8_t uuid[16], char out[37]);
 int ctf_format_datetime(time_t t, char out[32]);
 /* write() all of buf, retrying short writes and EINTR. */
 int ctf_write_full(int fd, const void *buf, size_t len);
+
+/*
+ * Take back a packet whose write failed (a full disk): cut the stream file
+ * at offset and the index file at idx_off (its size before the packet's
+ * entry; < 0: leave it), so both end on a whole packet and the trace stays
+ * readable. Returns 0 or -errno.
+ */
+int ctf_write_rewind(int fd, uint64_t offset, int idx_fd, off_t idx_off);
 
 #endif

@@ -63,6 +63,7 @@ struct ks_stream {
 	uint64_t ts_last;
 	uint64_t seq;
 	uint64_t offset; /* bytes already in the stream file */
+	bool broken; /* a failed write could not be taken back: write no more */
 	uint64_t lost; /* records too large for a packet */
 	bool has_events;
 };
@@ -206,15 +207,25 @@ static void write_packet(struct ks_channel *kc, struct ks_stream *st, const uint
 			 size_t size, const struct ctf_packet_info *pi)
 {
 	uint8_t idx[CTF_INDEX_ENTRY_LEN];
+	off_t idx_off;
 	int ret;
 
+	if (st->broken)
+		return;
+	idx_off = lseek(st->idx_fd, 0, SEEK_CUR);
 	ret = ctf_write_full(st->fd, buf, size);
 	if (ret == 0) {
 		ctf_index_entry_write(idx, st->offset, pi);
 		ret = ctf_write_full(st->idx_fd, idx, sizeof(idx));
 	}
-	if (ret < 0 && !kc->err)
-		kc->err = ret;
+	if (ret < 0) {
+		/* A full disk: keep the files on whole packets (see trace-ust.c). */
+		if (ctf_write_rewind(st->fd, st->offset, st->idx_fd, idx_off) < 0)
+			st->broken = true;
+		if (!kc->err)
+			kc->err = ret;
+		return;
+	}
 	st->offset += size;
 }
 

@@ -261,10 +261,7 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 		 * Later packets are still tried; the sequence-number gap makes
 		 * readers report the packets lost here. stop reports the error.
 		 */
-		if (ftruncate(st->fd, (off_t)st->offset) < 0 ||
-		    lseek(st->fd, (off_t)st->offset, SEEK_SET) < 0 ||
-		    (idx_off >= 0 && (ftruncate(st->idx_fd, idx_off) < 0 ||
-				      lseek(st->idx_fd, idx_off, SEEK_SET) < 0)))
+		if (ctf_write_rewind(st->fd, st->offset, st->idx_fd, idx_off) < 0)
 			st->broken = true;
 		if (!b->write_err)
 			b->write_err = ret;

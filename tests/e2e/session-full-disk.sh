@@ -3,7 +3,8 @@
 # A full disk under a recording session: `strata stop` says so, the trace
 # on disk ends on a whole packet (readable by `strata view` and babeltrace2
 # alike, no "malformed" error), and packets written once space is back are
-# in it. Needs root (a 2 MiB tmpfs is mounted for the trace).
+# in it; the kernel domain likewise where eBPF tracing works. Needs root
+# (2 MiB tmpfs file systems are mounted for the traces).
 # Usage: session-full-disk.sh STRATA STRATA-SESSIOND HELLO
 set -u
 STRATA=$1
@@ -12,13 +13,14 @@ HELLO=$3
 . "$(dirname "$0")/session-lib.sh"
 
 require_babeltrace2
-mkdir -p "$TMP/full"
+mkdir -p "$TMP/full" "$TMP/kfull"
 if ! mount -t tmpfs -o size=2m tmpfs "$TMP/full" 2>"$TMP/mount.err"; then
 	echo "cannot mount a tmpfs (needs root): $(cat "$TMP/mount.err"): skipping"
 	exit 77
 fi
 full_cleanup() {
 	umount -l "$TMP/full" 2>/dev/null
+	umount -l "$TMP/kfull" 2>/dev/null
 	session_cleanup
 }
 trap full_cleanup EXIT INT TERM
@@ -51,6 +53,31 @@ n=$(wc -l <"$TMP/view.out")
 tail -n 1 "$TMP/view.out" | grep -q 'intfield = 6,' ||
 	fail "the events written once space was back are missing: $(tail -n 1 "$TMP/view.out" | head -c 300)"
 run 0 destroy full
+
+# Kernel events (system calls of a dd copying byte by byte) into a full disk.
+mount -t tmpfs -o size=2m tmpfs "$TMP/kfull" || fail "cannot mount a second tmpfs"
+run 0 create kfull -o "$TMP/kfull/trace"
+"$STRATA" enable-event -k --syscall read,write >"$TMP/out" 2>"$TMP/err"
+if [ $? != 0 ]; then
+	echo "kernel part skipped: $(cat "$TMP/err")"
+else
+	run 0 start
+	dd if=/dev/zero of=/dev/null bs=1 count=300000 status=none
+	run 1 stop
+	has "$ERR" "No space left on device" "stop's error (kernel)"
+	"$STRATA" view kfull >"$TMP/view.out" 2>"$TMP/view.err"
+	st=$?
+	[ "$st" = 0 ] || fail "strata view (kernel) exited $st: $(head -c 600 "$TMP/view.err")"
+	babeltrace2 "$TMP/kfull/trace" >"$TMP/bt.out" 2>"$TMP/bt.err"
+	st=$?
+	[ "$st" = 0 ] || fail "babeltrace2 (kernel) exited $st: $(head -c 600 "$TMP/bt.err")"
+	cmp -s "$TMP/view.out" "$TMP/bt.out" ||
+		fail "strata view and babeltrace2 print different kernel events"
+	k=$(wc -l <"$TMP/view.out")
+	[ "$k" -gt 0 ] || fail "no kernel event kept"
+	echo "kernel: $k events kept"
+fi
+run 0 destroy kfull
 
 [ "$FAILS" = 0 ] && echo "all checks passed ($n events kept)"
 [ "$FAILS" = 0 ]
