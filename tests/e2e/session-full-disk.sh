@@ -25,6 +25,20 @@ full_cleanup() {
 }
 trap full_cleanup EXIT INT TERM
 
+# readable SESSION TRACE: both readers read the whole trace, alike; the
+# events in $TMP/view.out.
+readable() {
+	local st
+	"$STRATA" view "$1" >"$TMP/view.out" 2>"$TMP/view.err"
+	st=$?
+	[ "$st" = 0 ] || fail "strata view $1 exited $st: $(head -c 600 "$TMP/view.err")"
+	babeltrace2 "$2" >"$TMP/bt.out" 2>"$TMP/bt.err"
+	st=$?
+	[ "$st" = 0 ] || fail "babeltrace2 ($1) exited $st: $(head -c 600 "$TMP/bt.err")"
+	cmp -s "$TMP/view.out" "$TMP/bt.out" ||
+		fail "strata view and babeltrace2 print different events ($1)"
+}
+
 # Leave about 1 MiB free: less than the events below need.
 dd if=/dev/zero of="$TMP/full/ballast" bs=64k count=16 status=none
 
@@ -40,13 +54,7 @@ run 1 stop
 has "$ERR" "No space left on device" "stop's error"
 has "$ERR" "$TMP/full/trace" "stop's error names the trace"
 
-"$STRATA" view full >"$TMP/view.out" 2>"$TMP/view.err"
-st=$?
-[ "$st" = 0 ] || fail "strata view exited $st: $(head -c 600 "$TMP/view.err")"
-babeltrace2 "$TMP/full/trace" >"$TMP/bt.out" 2>"$TMP/bt.err"
-st=$?
-[ "$st" = 0 ] || fail "babeltrace2 exited $st: $(head -c 600 "$TMP/bt.err")"
-cmp -s "$TMP/view.out" "$TMP/bt.out" || fail "strata view and babeltrace2 print different events"
+readable full "$TMP/full/trace"
 n=$(wc -l <"$TMP/view.out")
 [ "$n" -gt 0 ] && [ "$n" -lt 100007 ] || fail "$n events in the trace: expected some, not all"
 # The second run's last event (intfield counts from 0) came after the space.
@@ -65,14 +73,7 @@ else
 	dd if=/dev/zero of=/dev/null bs=1 count=300000 status=none
 	run 1 stop
 	has "$ERR" "No space left on device" "stop's error (kernel)"
-	"$STRATA" view kfull >"$TMP/view.out" 2>"$TMP/view.err"
-	st=$?
-	[ "$st" = 0 ] || fail "strata view (kernel) exited $st: $(head -c 600 "$TMP/view.err")"
-	babeltrace2 "$TMP/kfull/trace" >"$TMP/bt.out" 2>"$TMP/bt.err"
-	st=$?
-	[ "$st" = 0 ] || fail "babeltrace2 (kernel) exited $st: $(head -c 600 "$TMP/bt.err")"
-	cmp -s "$TMP/view.out" "$TMP/bt.out" ||
-		fail "strata view and babeltrace2 print different kernel events"
+	readable kfull "$TMP/kfull/trace"
 	k=$(wc -l <"$TMP/view.out")
 	[ "$k" -gt 0 ] || fail "no kernel event kept"
 	echo "kernel: $k events kept"
