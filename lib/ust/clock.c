@@ -107,56 +107,56 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-void ust_clock_sample(struct ust_clock_sample *ret_sample)
+/*
+ * The best of tries (monotonic, TSC, [realtime], monotonic) reads: the one
+ * with the smallest window, monotonic taken as its middle. Returns the
+ * window in ns, UINT64_MAX when no read was usable.
+ */
+static uint64_t sample_best(int tries, bool realtime, struct ust_clock_sample *ret)
 {
-	struct ust_clock_sample best = { 0 };
 	uint64_t best_window = UINT64_MAX;
 
-	/* LTTng keeps the best of 10 (monotonic, realtime, monotonic) reads. */
-	for (int i = 0; i < 10; i++) {
-		uint64_t m0, m1, r, t = 0;
+	for (int i = 0; i < tries; i++) {
+		uint64_t m0, m1, r = 0, t = 0;
 
 		m0 = ust_clock_monotonic_ns();
 #if UST_HAVE_TSC
+		/* Fenced both ways: the TSC is read between the two clock reads. */
+		_mm_lfence();
 		t = __rdtsc();
+		_mm_lfence();
 #endif
-		r = realtime_ns();
+		if (realtime)
+			r = realtime_ns();
 		m1 = ust_clock_monotonic_ns();
-		if (m1 - m0 < best_window) {
+		if (m1 >= m0 && m1 - m0 < best_window) {
 			best_window = m1 - m0;
-			best.tsc = t;
-			best.monotonic_ns = m0 + (m1 - m0) / 2;
-			best.realtime_ns = r;
+			ret->tsc = t;
+			ret->monotonic_ns = m0 + (m1 - m0) / 2;
+			ret->realtime_ns = r;
 		}
 	}
-	*ret_sample = best;
+	return best_window;
+}
+
+void ust_clock_sample(struct ust_clock_sample *ret_sample)
+{
+	*ret_sample = (struct ust_clock_sample){ 0 };
+	/* LTTng keeps the best of 10 (monotonic, realtime, monotonic) reads. */
+	sample_best(10, true, ret_sample);
 }
 
 bool ust_clock_sample_tsc(uint64_t *ret_tsc, uint64_t *ret_mono, uint64_t *ret_window_ns)
 {
 #if UST_HAVE_TSC
-	uint64_t best_window = UINT64_MAX, tsc = 0, mono = 0;
+	struct ust_clock_sample s = { 0 };
+	uint64_t window = sample_best(16, false, &s);
 
-	for (int i = 0; i < 16; i++) {
-		uint64_t m0, m1, t;
-
-		m0 = ust_clock_monotonic_ns();
-		/* Fenced both ways: the TSC is read between the two clock reads. */
-		_mm_lfence();
-		t = __rdtsc();
-		_mm_lfence();
-		m1 = ust_clock_monotonic_ns();
-		if (m1 >= m0 && m1 - m0 < best_window) {
-			best_window = m1 - m0;
-			tsc = t;
-			mono = m0 + (m1 - m0) / 2;
-		}
-	}
-	if (best_window == UINT64_MAX)
+	if (window == UINT64_MAX)
 		return false;
-	*ret_tsc = tsc;
-	*ret_mono = mono;
-	*ret_window_ns = best_window;
+	*ret_tsc = s.tsc;
+	*ret_mono = s.monotonic_ns;
+	*ret_window_ns = window;
 	return true;
 #else
 	(void)ret_tsc;
