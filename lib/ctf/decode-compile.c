@@ -128,6 +128,23 @@ static uint64_t fixed_values(const struct ctf_type *t, unsigned depth)
 	}
 }
 
+uint32_t ctf_dec_member_offset(const struct ctf_type *st, uint32_t m)
+{
+	uint64_t off = 1, e;
+
+	if (!st || st->kind != CTF_TYPE_STRUCT || m >= st->structure.n_fields)
+		return CTF_DEC_NO_OFF;
+	for (uint32_t k = 0; k < m; k++) {
+		e = fixed_values(st->structure.fields[k].type, 0);
+		if (e == UINT64_MAX || e >= CTF_DEC_MAX_VALUES)
+			return CTF_DEC_NO_OFF;
+		off += e;
+		if (off >= CTF_DEC_MAX_VALUES)
+			return CTF_DEC_NO_OFF;
+	}
+	return (uint32_t)off;
+}
+
 /*
  * The offset of a field path's target from its scope's root value when it
  * is the same for every instance: each step goes through a struct whose
@@ -294,6 +311,19 @@ static uint8_t flat_load(const struct dnode *c)
 	return (uint8_t)(c->swap && c->size > 8 ? l + DL_SWAP : l);
 }
 
+/* A struct dn_flat for a flat_leaf() at byte offset off. */
+static struct dn_flat make_flat(const struct dnode *c, uint32_t off)
+{
+	struct dn_flat f = { .type = c->type,
+			     .off = off,
+			     .size = (uint8_t)c->size,
+			     .load = flat_load(c),
+			     .shift = (uint8_t)(64 - c->size) };
+
+	f.sx = f.load == DL_S8 || f.load == DL_S16 || f.load == DL_S32;
+	return f;
+}
+
 /* Partition a struct's members into runs (struct dn_flat), left to right. */
 static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
 {
@@ -321,10 +351,7 @@ static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
 			o = (off + c->align - 1) & ~((uint64_t)c->align - 1);
 			if (o + c->size > UINT32_MAX)
 				break;
-			dn->flat[j] = (struct dn_flat){ .type = c->type,
-							.off = (uint32_t)(o / 8),
-							.size = (uint8_t)c->size,
-							.load = flat_load(c) };
+			dn->flat[j] = make_flat(c, (uint32_t)(o / 8));
 			off = o + c->size;
 		}
 		dn->runs[i].n = j - i;
@@ -447,9 +474,7 @@ static int compile_type(struct compile_ctx *cc, const struct ctf_type *t, unsign
 			dn->flat = arena_alloc(cc->td->arena, sizeof(*dn->flat));
 			if (!dn->flat)
 				return -ENOMEM;
-			*dn->flat = (struct dn_flat){ .type = c->type,
-						      .size = (uint8_t)c->size,
-						      .load = flat_load(c) };
+			*dn->flat = make_flat(c, 0);
 		}
 		break;
 	}
@@ -588,7 +613,290 @@ out:
 	return r;
 }
 
-static int compile_root(struct compile_ctx *cc, const struct ctf_type *t, struct dnode **ret)
+/* --- shapes (struct dshape) ------------------------------------------------ */
+
+struct shape_build {
+	struct ctf_value *vals;
+	uint32_t n_vals, cap_vals;
+	struct ds_op *ops;
+	uint32_t n_ops;
+};
+
+/* false when the shape grows past its limits: no shape then. */
+static bool shape_op(struct shape_build *sb, struct ds_op op)
+{
+	/*
+	 * Aligning to a then to b (powers of two) is aligning to the larger:
+	 * an ALIGN followed by any op becomes that op.
+	 */
+	if (sb->n_ops && sb->ops[sb->n_ops - 1].op == DS_ALIGN) {
+		op.align = MAX(op.align, sb->ops[sb->n_ops - 1].align);
+		sb->n_ops--;
+	}
+	if (op.op == DS_ALIGN && op.align <= 1)
+		return true;
+	if (sb->n_ops == CTF_DEC_SHAPE_MAX_OPS)
+		return false;
+	sb->ops[sb->n_ops++] = op;
+	return true;
+}
+
+/* The template value of t with nsub descendants and count (structs, arrays). */
+static uint32_t shape_val(struct shape_build *sb, const struct ctf_type *t, uint32_t nsub,
+			  uint64_t count)
+{
+	struct ctf_value *v = &sb->vals[sb->n_vals];
+
+	memset(v, 0, sizeof(*v));
+	v->type = t;
+	v->nsub = nsub;
+	v->count = count;
+	return sb->n_vals++;
+}
+
+/* struct ds_op.over of a run. */
+static uint32_t run_over(const struct dn_flat *flat, uint32_t n, uint32_t bits)
+{
+	uint32_t end = bits / 8, over = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (flat[k].load >= DL_SWAP || flat[k].load == DL_F32)
+			return UINT32_MAX;
+		if (flat[k].off + 8 > end)
+			over = MAX(over, flat[k].off + 8 - end);
+	}
+	return over;
+}
+
+static bool shape_walk(struct shape_build *sb, const struct dnode *dn);
+
+/* A struct's members [0, n_members): runs and nested shapes. */
+static bool shape_members(struct shape_build *sb, const struct dnode *dn, uint32_t n_members)
+{
+	for (uint32_t i = 0; i < n_members;) {
+		const struct dn_run *run = &dn->runs[i];
+
+		if (!run->n) {
+			if (!shape_walk(sb, dn->children[i]))
+				return false;
+			i++;
+			continue;
+		}
+		if (!shape_op(sb, (struct ds_op){ .op = DS_RUN,
+						  .align = dn->children[i]->align,
+						  .n = run->n,
+						  .bits = run->bits,
+						  .vidx = sb->n_vals,
+						  .over = run_over(&dn->flat[i], run->n, run->bits),
+						  .flat = &dn->flat[i] }))
+			return false;
+		for (uint32_t k = 0; k < run->n; k++)
+			shape_val(sb, dn->flat[i + k].type, 0, 0);
+		i += run->n;
+	}
+	return true;
+}
+
+/* Append dn's values and ops; false when dn has no fixed shape. */
+static bool shape_walk(struct shape_build *sb, const struct dnode *dn)
+{
+	uint64_t nv = fixed_values(dn->type, 0);
+
+	if (nv == UINT64_MAX || nv > sb->cap_vals - sb->n_vals)
+		return false;
+	switch (dn->kind) {
+	case DN_INT:
+	case DN_FLOAT:
+		/* Those with a meaning or a clock update the decoding state too. */
+		return shape_op(sb, (struct ds_op){ .op = DS_LEAF,
+						    .align = dn->align,
+						    .vidx = shape_val(sb, dn->type, 0, 0),
+						    .dn = dn });
+	case DN_STRING:
+		return shape_op(sb, (struct ds_op){ .op = DS_STRING,
+						    .align = dn->align,
+						    .vidx = shape_val(sb, dn->type, 0, 0) });
+	case DN_TEXT_ARRAY:
+		if (dn->length > UINT32_MAX)
+			return false;
+		return shape_op(sb, (struct ds_op){ .op = DS_TEXT,
+						    .align = dn->align,
+						    .n = (uint32_t)dn->length,
+						    .vidx = shape_val(sb, dn->type, 0, 0) });
+	case DN_STRUCT:
+		shape_val(sb, dn->type, (uint32_t)nv - 1, dn->n_children);
+		return shape_op(sb, (struct ds_op){ .op = DS_ALIGN, .align = dn->align }) &&
+		       shape_members(sb, dn, dn->n_children);
+	case DN_ARRAY:
+		shape_val(sb, dn->type, (uint32_t)nv - 1, dn->length);
+		if (!shape_op(sb, (struct ds_op){ .op = DS_ALIGN, .align = dn->align }))
+			return false;
+		if (dn->flat) {
+			/* The array aligns itself, then its first element must be. */
+			if (!shape_op(sb, (struct ds_op){ .op = DS_ARRAY,
+							  .align = dn->children[0]->align,
+							  .n = (uint32_t)dn->length,
+							  .vidx = sb->n_vals,
+							  .flat = dn->flat }))
+				return false;
+			for (uint64_t k = 0; k < dn->length; k++)
+				shape_val(sb, dn->flat->type, 0, 0);
+			return true;
+		}
+		for (uint64_t k = 0; k < dn->length; k++)
+			if (!shape_walk(sb, dn->children[0]))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Copy a finished build into the arena. */
+static int shape_store(struct compile_ctx *cc, const struct shape_build *sb, struct dshape **ret)
+{
+	struct dshape *sh = arena_alloc(cc->td->arena, sizeof(*sh));
+	struct ctf_value *tmpl = arena_alloc(cc->td->arena, sb->n_vals * sizeof(*tmpl));
+	struct ds_op *ops = arena_alloc(cc->td->arena, sb->n_ops * sizeof(*ops));
+
+	if (!sh || !tmpl || !ops)
+		return -ENOMEM;
+	memcpy(tmpl, sb->vals, sb->n_vals * sizeof(*tmpl));
+	memcpy(ops, sb->ops, sb->n_ops * sizeof(*ops));
+	*sh = (struct dshape){ .n_vals = sb->n_vals, .tmpl = tmpl, .n_ops = sb->n_ops, .ops = ops };
+	*ret = sh;
+	return 0;
+}
+
+/* Values of dn's members [0, n), plus one for dn itself; UINT64_MAX if any varies. */
+static uint64_t members_values(const struct dnode *dn, uint32_t n)
+{
+	uint64_t nv = 1, e;
+
+	for (uint32_t i = 0; i < n; i++) {
+		e = fixed_values(dn->children[i]->type, 0);
+		if (e == UINT64_MAX || e > CTF_DEC_SHAPE_MAX_VALUES)
+			return UINT64_MAX;
+		nv += e;
+	}
+	return nv;
+}
+
+/*
+ * The last member of the root when it is a variant a shape can take: its
+ * tag decoded earlier in the same scope at a fixed value index, each option
+ * of a fixed shape (struct ds_variant).
+ */
+static bool tail_variant(const struct dnode *root, enum ctf_scope scope, uint64_t before)
+{
+	const struct dnode *v;
+
+	if (!root->n_children)
+		return false;
+	v = root->children[root->n_children - 1];
+	return v->kind == DN_VARIANT && v->path_off != CTF_DEC_NO_OFF && v->path->scope == scope &&
+	       v->path_off < before && v->n_children;
+}
+
+/* A build sized for nv values. */
+static int shape_begin(struct shape_build *sb, uint64_t nv)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->cap_vals = (uint32_t)nv;
+	sb->vals = calloc(nv ? nv : 1, sizeof(*sb->vals));
+	sb->ops = calloc(CTF_DEC_SHAPE_MAX_OPS, sizeof(*sb->ops));
+	return sb->vals && sb->ops ? 0 : -ENOMEM;
+}
+
+static void shape_end(struct shape_build *sb)
+{
+	free(sb->vals);
+	free(sb->ops);
+}
+
+/* The shapes of a tail variant's options; false when one has none. */
+static int variant_shapes(struct compile_ctx *cc, const struct dnode *v, uint32_t vidx,
+			  struct ds_variant **ret)
+{
+	struct ds_variant *var = arena_alloc(cc->td->arena, sizeof(*var));
+	const struct dshape **subs = arena_alloc(cc->td->arena, v->n_children * sizeof(*subs));
+	struct shape_build sb;
+	int r = 0;
+
+	*ret = NULL;
+	if (!var || !subs)
+		return -ENOMEM;
+	for (uint32_t o = 0; o < v->n_children; o++) {
+		uint64_t nv = fixed_values(v->children[o]->type, 0);
+		struct dshape *sh = NULL;
+
+		if (nv == UINT64_MAX || nv > CTF_DEC_SHAPE_MAX_VALUES)
+			return 0;
+		r = shape_begin(&sb, nv);
+		if (r == 0 && shape_walk(&sb, v->children[o]) && sb.n_vals == nv)
+			r = shape_store(cc, &sb, &sh);
+		else if (r == 0)
+			r = 1;
+		shape_end(&sb);
+		if (r)
+			return r < 0 ? r : 0;
+		subs[o] = sh;
+	}
+	*var = (struct ds_variant){ .vidx = vidx, .tag = v->path_off, .dn = v, .subs = subs };
+	*ret = var;
+	return 0;
+}
+
+/* The shape of a scope root, or NULL when it has none. */
+static int build_shape(struct compile_ctx *cc, const struct dnode *dn, enum ctf_scope scope,
+		       const struct dshape **ret)
+{
+	uint64_t nv = fixed_values(dn->type, 0);
+	uint32_t n_members = dn->n_children;
+	struct ds_variant *var = NULL;
+	struct shape_build sb;
+	struct dshape *sh;
+	int r;
+
+	*ret = NULL;
+	if (nv == UINT64_MAX) {
+		/* Fixed but for a variant at the end (event headers): keep it apart. */
+		nv = members_values(dn, n_members - (n_members > 0));
+		if (nv == UINT64_MAX || !tail_variant(dn, scope, nv))
+			return 0;
+		n_members--;
+		nv++; /* the variant's own value */
+	}
+	if (nv > CTF_DEC_SHAPE_MAX_VALUES)
+		return 0;
+	r = shape_begin(&sb, nv);
+	if (r < 0)
+		goto out;
+	shape_val(&sb, dn->type, (uint32_t)nv - 1, dn->n_children);
+	if (!shape_op(&sb, (struct ds_op){ .op = DS_ALIGN, .align = dn->align }) ||
+	    !shape_members(&sb, dn, n_members))
+		goto out;
+	if (n_members < dn->n_children) {
+		const struct dnode *v = dn->children[n_members];
+
+		r = variant_shapes(cc, v, shape_val(&sb, v->type, 0, 0), &var);
+		if (r < 0 || !var)
+			goto out;
+	}
+	if (sb.n_vals != nv)
+		goto out;
+	r = shape_store(cc, &sb, &sh);
+	if (r == 0) {
+		sh->var = var;
+		*ret = sh;
+	}
+out:
+	shape_end(&sb);
+	return r;
+}
+
+static int compile_root(struct compile_ctx *cc, const struct ctf_type *t, enum ctf_scope scope,
+			struct dnode **ret)
 {
 	int r;
 
@@ -600,7 +908,10 @@ static int compile_root(struct compile_ctx *cc, const struct ctf_type *t, struct
 	r = compile_type(cc, t, 0, ret);
 	if (r < 0 || cc->generic)
 		return r;
-	return build_prog(cc, *ret, 0, &(*ret)->prog);
+	r = build_prog(cc, *ret, 0, &(*ret)->prog);
+	if (r < 0)
+		return r;
+	return build_shape(cc, *ret, scope, &(*ret)->shape);
 }
 
 /* Finds a top-level packet context member with a meaning. */
@@ -632,11 +943,12 @@ static int compile_sc(struct compile_ctx *cc, const struct ctf_stream_class *sc,
 	cc->scope_type[CTF_SCOPE_STREAM_EVENT_CONTEXT] = sc->event_context;
 	cc->scope_type[CTF_SCOPE_EVENT_CONTEXT] = NULL;
 	cc->scope_type[CTF_SCOPE_EVENT_PAYLOAD] = NULL;
-	r = compile_root(cc, sc->packet_context, &scd->packet_context);
+	r = compile_root(cc, sc->packet_context, CTF_SCOPE_PACKET_CONTEXT, &scd->packet_context);
 	if (r == 0)
-		r = compile_root(cc, sc->event_header, &scd->event_header);
+		r = compile_root(cc, sc->event_header, CTF_SCOPE_EVENT_HEADER, &scd->event_header);
 	if (r == 0)
-		r = compile_root(cc, sc->event_context, &scd->event_context);
+		r = compile_root(cc, sc->event_context, CTF_SCOPE_STREAM_EVENT_CONTEXT,
+				 &scd->event_context);
 	if (r < 0)
 		return r;
 
@@ -656,9 +968,10 @@ static int compile_sc(struct compile_ctx *cc, const struct ctf_stream_class *sc,
 		scd->ecs[i].ec = ec;
 		cc->scope_type[CTF_SCOPE_EVENT_CONTEXT] = ec->context;
 		cc->scope_type[CTF_SCOPE_EVENT_PAYLOAD] = ec->payload;
-		r = compile_root(cc, ec->context, &scd->ecs[i].context);
+		r = compile_root(cc, ec->context, CTF_SCOPE_EVENT_CONTEXT, &scd->ecs[i].context);
 		if (r == 0)
-			r = compile_root(cc, ec->payload, &scd->ecs[i].payload);
+			r = compile_root(cc, ec->payload, CTF_SCOPE_EVENT_PAYLOAD,
+					 &scd->ecs[i].payload);
 		if (r < 0)
 			return r;
 		max_id = MAX(max_id, ec->id);
@@ -696,7 +1009,7 @@ int ctf_trace_dec_create_opts(const struct ctf_trace_class *tc, bool generic,
 		goto err;
 	cc.td = td;
 	cc.scope_type[CTF_SCOPE_PACKET_HEADER] = tc->packet_header;
-	r = compile_root(&cc, tc->packet_header, &td->packet_header);
+	r = compile_root(&cc, tc->packet_header, CTF_SCOPE_PACKET_HEADER, &td->packet_header);
 	if (r < 0)
 		goto err;
 	r = -ENOMEM;

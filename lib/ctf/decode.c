@@ -223,6 +223,22 @@ static inline __attribute__((always_inline)) uint64_t load_fast(const uint8_t *p
 	}
 }
 
+/* The bits of an integer or float at d->pos, which the caller checked; moves past them. */
+static inline __attribute__((always_inline)) uint64_t read_raw(struct ctf_dec *d,
+							       const struct dnode *dn)
+{
+	uint64_t raw;
+
+	if (likely(dn->fast))
+		raw = load_fast(d->base + (d->pos >> 3), dn);
+	else if (dn->bo == CTF_BO_LE)
+		raw = ctf_read_bits_le(d->base, d->pos, dn->size);
+	else
+		raw = ctf_read_bits_be(d->base, d->pos, dn->size);
+	d->pos += dn->size;
+	return raw;
+}
+
 static inline __attribute__((always_inline)) int dec_int(struct ctf_dec *d, const struct dnode *dn)
 {
 	uint64_t raw;
@@ -236,13 +252,7 @@ static inline __attribute__((always_inline)) int dec_int(struct ctf_dec *d, cons
 	}
 	if (unlikely(d->end - d->pos < dn->size))
 		return fail(d, "integer goes past the end of the packet content");
-	if (likely(dn->fast))
-		raw = load_fast(d->base + (d->pos >> 3), dn);
-	else if (dn->bo == CTF_BO_LE)
-		raw = ctf_read_bits_le(d->base, d->pos, dn->size);
-	else
-		raw = ctf_read_bits_be(d->base, d->pos, dn->size);
-	d->pos += dn->size;
+	raw = read_raw(d, dn);
 	r = vpush(d, dn->type, &idx);
 	if (unlikely(r < 0))
 		return r;
@@ -268,12 +278,7 @@ static int dec_float(struct ctf_dec *d, const struct dnode *dn)
 		return r;
 	if (d->end - d->pos < dn->size)
 		return fail(d, "floating point number goes past the end of the packet content");
-	if (dn->fast)
-		raw = load_fast(d->base + (d->pos >> 3), dn);
-	else
-		raw = dn->bo == CTF_BO_LE ? ctf_read_bits_le(d->base, d->pos, dn->size) :
-					    ctf_read_bits_be(d->base, d->pos, dn->size);
-	d->pos += dn->size;
+	raw = read_raw(d, dn);
 	r = vpush(d, dn->type, &idx);
 	if (r < 0)
 		return r;
@@ -627,6 +632,21 @@ static inline int resolve_dn(struct ctf_dec *d, const struct dnode *dn,
 	return resolve(d, dn->path, ret);
 }
 
+/* The option the tag selects, or UINT32_MAX. */
+static inline uint32_t variant_pick(const struct dnode *dn, const struct ctf_value *tag)
+{
+	for (uint32_t i = 0; i < dn->n_ranges; i++) {
+		const struct dn_range *rg = &dn->ranges[i];
+		bool in = dn->ranges_signed ?
+				  tag->s >= (int64_t)rg->lo && tag->s <= (int64_t)rg->hi :
+				  tag->u >= rg->lo && tag->u <= rg->hi;
+
+		if (in)
+			return rg->option;
+	}
+	return UINT32_MAX;
+}
+
 /* Push the variant's value with the option its tag selects. */
 static inline int variant_open(struct ctf_dec *d, const struct dnode *dn, uint32_t *ret_idx,
 			       uint32_t *ret_opt)
@@ -637,17 +657,7 @@ static inline int variant_open(struct ctf_dec *d, const struct dnode *dn, uint32
 
 	if (r < 0)
 		return r;
-	for (uint32_t i = 0; i < dn->n_ranges; i++) {
-		const struct dn_range *rg = &dn->ranges[i];
-		bool in = dn->ranges_signed ?
-				  tag->s >= (int64_t)rg->lo && tag->s <= (int64_t)rg->hi :
-				  tag->u >= rg->lo && tag->u <= rg->hi;
-
-		if (in) {
-			opt = rg->option;
-			break;
-		}
-	}
+	opt = variant_pick(dn, tag);
 	if (opt == UINT32_MAX)
 		return fail(d, "variant tag value selects no option");
 	r = vpush(d, dn->type, &idx);
@@ -830,6 +840,218 @@ static int exec_prog(struct ctf_dec *d, const struct dprog *pg)
 	return 0;
 }
 
+/*
+ * The value of a run member (struct dn_flat) at q, when the 8 bytes at q
+ * may be read and the load is native (not F32): a shift pair, no branch.
+ */
+static inline __attribute__((always_inline)) uint64_t flat_bits(const struct dn_flat *f,
+								const uint8_t *q)
+{
+	uint64_t x;
+
+	memcpy(&x, q, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	x >>= f->shift; /* the value's bytes come first */
+#endif
+	x <<= f->shift;
+	return f->sx ? (uint64_t)((int64_t)x >> f->shift) : x >> f->shift;
+}
+
+/* n elements like f from p into v[0..n), one load kind for all. */
+static void fill_array(struct ctf_value *v, const struct dn_flat *f, const uint8_t *p, uint32_t n)
+{
+	uint32_t stride = f->size / 8, k;
+
+	switch (f->load) {
+	case DL_U8:
+		for (k = 0; k < n; k++)
+			v[k].u = p[k];
+		break;
+	case DL_S8:
+		for (k = 0; k < n; k++)
+			v[k].s = (int8_t)p[k];
+		break;
+	case DL_U16:
+	case DL_S16:
+	case DL_U32:
+	case DL_S32:
+	case DL_U64:
+	case DL_F64:
+		for (k = 0; k < n; k++, p += stride) {
+			uint64_t x = 0;
+
+			memcpy(&x, p, stride);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+			x >>= 64 - f->size;
+#endif
+			x <<= f->shift;
+			v[k].u = f->sx ? (uint64_t)((int64_t)x >> f->shift) : x >> f->shift;
+		}
+		break;
+	default:
+		for (k = 0; k < n; k++, p += stride) {
+			const struct ctf_type *t = v[k].type;
+
+			flat_value(&v[k], f, p);
+			v[k].type = t;
+		}
+		break;
+	}
+}
+
+/* One integer or float of any layout (DS_LEAF) into v; false if it does not fit. */
+static bool shape_leaf(struct ctf_dec *d, const struct dnode *dn, struct ctf_value *v)
+{
+	uint64_t raw;
+
+	if (d->end - d->pos < dn->size)
+		return false;
+	raw = read_raw(d, dn);
+	if (dn->kind == DN_FLOAT) {
+		if (dn->size == 32) {
+			uint32_t x = (uint32_t)raw;
+			float f;
+
+			memcpy(&f, &x, sizeof(f));
+			v->d = f;
+		} else {
+			memcpy(&v->d, &raw, sizeof(v->d));
+		}
+	} else if (dn->is_signed && dn->size < 64) {
+		uint64_t m = UINT64_C(1) << (dn->size - 1);
+
+		v->u = (raw ^ m) - m;
+	} else {
+		v->u = raw;
+	}
+	/* Applying a note twice (after a redo) changes nothing. */
+	if (unlikely(dn->notes))
+		note_int(d, dn, raw);
+	return true;
+}
+
+/* Run a shape's ops, filling v[]: false when one does not fit. */
+static bool run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op,
+		    const struct ds_op *e)
+{
+	const uint8_t *p, *nul;
+	uint64_t avail;
+
+	for (; op < e; op++) {
+		if (unlikely(d->pos & (op->align - 1))) {
+			uint64_t a = (d->pos + op->align - 1) & ~((uint64_t)op->align - 1);
+
+			if (a > d->end)
+				return false;
+			d->pos = a;
+		}
+		switch (op->op) {
+		case DS_ALIGN:
+			break;
+		case DS_RUN:
+			if (unlikely(d->end - d->pos < op->bits))
+				return false;
+			p = d->base + (d->pos >> 3);
+			if (likely((d->end - d->pos - op->bits) / 8 >= op->over)) {
+				for (uint32_t k = 0; k < op->n; k++)
+					v[op->vidx + k].u =
+						flat_bits(&op->flat[k], p + op->flat[k].off);
+			} else {
+				/* flat_value() writes what the template holds too. */
+				for (uint32_t k = 0; k < op->n; k++)
+					flat_value(&v[op->vidx + k], &op->flat[k],
+						   p + op->flat[k].off);
+			}
+			d->pos += op->bits;
+			break;
+		case DS_ARRAY:
+			/* n * size cannot wrap: n and size are 32-bit and 8-bit. */
+			if (unlikely(d->end - d->pos < (uint64_t)op->n * op->flat->size))
+				return false;
+			fill_array(&v[op->vidx], op->flat, d->base + (d->pos >> 3), op->n);
+			d->pos += (uint64_t)op->n * op->flat->size;
+			break;
+		case DS_STRING:
+			p = d->base + (d->pos >> 3);
+			avail = (d->end - d->pos) >> 3;
+			nul = find_nul(p, avail);
+			if (unlikely(!nul) || unlikely((uint64_t)(nul - p) > UINT32_MAX))
+				return false;
+			v[op->vidx].str.ptr = (const char *)p;
+			v[op->vidx].str.len = (uint32_t)(nul - p);
+			d->pos += (uint64_t)(nul - p + 1) * 8;
+			break;
+		case DS_TEXT:
+			if (unlikely(op->n > (d->end - d->pos) / 8))
+				return false;
+			p = d->base + (d->pos >> 3);
+			nul = find_nul(p, op->n);
+			v[op->vidx].str.ptr = (const char *)p;
+			v[op->vidx].str.len = nul ? (uint32_t)(nul - p) : op->n;
+			d->pos += (uint64_t)op->n * 8;
+			break;
+		default: /* DS_LEAF */
+			if (unlikely(!shape_leaf(d, op->dn, &v[op->vidx])))
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+/* Room for n more values after the first `used` past o->n. */
+static inline bool shape_room(struct ctf_dec *d, uint32_t used, uint32_t n)
+{
+	struct ctf_values *o = d->out;
+
+	while (unlikely(o->cap - o->n - used < n))
+		if (grow(d) < 0)
+			return false;
+	return true;
+}
+
+/*
+ * Decode a scope with its shape (struct dshape): 0, or 1 when the program
+ * must decode it instead (nothing kept: position and values as before).
+ */
+static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
+{
+	struct ctf_values *o = d->out;
+	const uint64_t pos0 = d->pos;
+	const struct ds_variant *var = sh->var;
+	const struct dshape *sub;
+	struct ctf_value *v;
+	uint32_t opt, n = sh->n_vals;
+
+	if (!shape_room(d, 0, n))
+		goto redo;
+	v = o->v + o->n;
+	memcpy(v, sh->tmpl, (size_t)n * sizeof(*v));
+	if (unlikely(!run_ops(d, v, sh->ops, sh->ops + sh->n_ops)))
+		goto redo;
+	if (var) {
+		opt = variant_pick(var->dn, &v[var->tag]);
+		if (unlikely(opt == UINT32_MAX))
+			goto redo;
+		sub = var->subs[opt];
+		if (!shape_room(d, n, sub->n_vals))
+			goto redo;
+		v = o->v + o->n; /* grown: moved */
+		memcpy(v + n, sub->tmpl, (size_t)sub->n_vals * sizeof(*v));
+		v[var->vidx].option = opt;
+		v[var->vidx].nsub = sub->n_vals;
+		v[0].nsub += sub->n_vals;
+		if (unlikely(!run_ops(d, v + n, sub->ops, sub->ops + sub->n_ops)))
+			goto redo;
+		n += sub->n_vals;
+	}
+	o->n += n;
+	return 0;
+redo:
+	d->pos = pos0;
+	return 1;
+}
+
 int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *root,
 		 uint32_t *ret_idx)
 {
@@ -837,6 +1059,8 @@ int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *
 	dec->root[scope].vals = dec->out;
 	dec->root[scope].idx = dec->out->n;
 	dec->root[scope].present = true;
+	if (root->shape && likely(exec_shape(dec, root->shape) == 0))
+		return 0;
 	if (root->prog)
 		return exec_prog(dec, root->prog);
 	return dec_node(dec, root, 0);

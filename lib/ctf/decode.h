@@ -70,6 +70,9 @@ struct dn_flat {
 	uint32_t off; /* bytes from the run start */
 	uint8_t size; /* bits: 8, 16, 32 or 64 */
 	uint8_t load; /* enum dn_load */
+	/* Native loads but F32: value = 8 bytes << shift >> shift, sign-extending if sx. */
+	uint8_t shift;
+	bool sx;
 };
 
 /* The run starting at a struct member: n members (0: none), bits long. */
@@ -90,6 +93,7 @@ struct dn_range {
 #define CTF_DEC_PROG_NEST 16u
 
 struct dprog;
+struct dshape;
 
 struct dnode {
 	uint8_t kind; /* enum dn_kind */
@@ -115,6 +119,7 @@ struct dnode {
 	 */
 	uint32_t path_off;
 	const struct dprog *prog; /* scope roots: the decode program, or NULL */
+	const struct dshape *shape; /* scope roots: the template, or NULL */
 	uint64_t min_bits; /* least bits one instance takes (saturating) */
 	struct dn_range *ranges; /* variants, in babeltrace2's search order */
 	uint32_t n_ranges;
@@ -148,6 +153,72 @@ struct dp_insn {
 struct dprog {
 	uint32_t n;
 	const struct dp_insn *insn;
+};
+
+/*
+ * A scope root whose values always form the same tree (no variant, no
+ * sequence, no integer with a meaning or a clock: most event payloads and
+ * contexts) decodes from a template, its "shape": the whole value array is
+ * copied at once with every type, descendant count and member count in
+ * place, then a short list of ops writes what the bytes say into the
+ * leaves, at value indices fixed at compile time. No struct is opened or
+ * closed at run time and no value is pushed one by one:
+ *
+ *   template   [root][a][b][s][c]        copied (n_vals x 32 bytes)
+ *   ops        RUN a,b (fixed offsets)   STRING s   RUN c
+ *   bytes      |a |b   |s t r \0|c       each op aligns, checks, fills
+ *
+ * Any op that fails (short packet, misalignment a run cannot take, value
+ * limit) makes the whole scope decode again with its program, which reports
+ * the error exactly as the tree walk does; shapes never report errors.
+ */
+enum ds_kind {
+	DS_ALIGN, /* align to align bits (a struct's beginning) */
+	DS_RUN, /* n members of a struct run (struct dn_flat) */
+	DS_ARRAY, /* n elements of an array whose dn->flat is set */
+	DS_STRING,
+	DS_TEXT, /* text array of n bytes */
+	DS_LEAF, /* one integer or float of another layout (dn) */
+};
+
+struct ds_op {
+	uint8_t op; /* enum ds_kind */
+	uint32_t align; /* bits, applied first (RUN: the first member's) */
+	uint32_t n, bits; /* see enum ds_kind; RUN: bits long */
+	uint32_t vidx; /* the first value it writes, from the scope root */
+	/*
+	 * RUN: bytes past the run's end that reading each member as 8 bytes
+	 * touches, or UINT32_MAX when some member needs its own load (a swap,
+	 * a binary32): see struct dn_flat.shift.
+	 */
+	uint32_t over;
+	const struct dn_flat *flat; /* RUN, ARRAY */
+	const struct dnode *dn; /* LEAF */
+};
+
+/* Values and ops of a shape: bounded so templates stay small. */
+#define CTF_DEC_SHAPE_MAX_VALUES 4096u
+#define CTF_DEC_SHAPE_MAX_OPS 1024u
+
+/*
+ * A variant ending the root (event headers: id, then a variant on it) is
+ * decoded after the rest: its tag is value `tag` of the scope, and the
+ * option's own shape is appended after the root's template, the root's and
+ * the variant's nsub growing by its values.
+ */
+struct ds_variant {
+	uint32_t vidx; /* the variant's value */
+	uint32_t tag; /* the tag's value */
+	const struct dnode *dn;
+	const struct dshape *const *subs; /* per option */
+};
+
+struct dshape {
+	uint32_t n_vals;
+	const struct ctf_value *tmpl;
+	uint32_t n_ops;
+	const struct ds_op *ops;
+	const struct ds_variant *var; /* or NULL */
 };
 
 /* Decoding tables for one event class. */
@@ -198,6 +269,13 @@ int ctf_trace_dec_create(const struct ctf_trace_class *tc, struct ctf_trace_dec 
 int ctf_trace_dec_create_opts(const struct ctf_trace_class *tc, bool generic,
 			      struct ctf_trace_dec **ret, char *errbuf, size_t errlen);
 void ctf_trace_dec_destroy(struct ctf_trace_dec *td);
+
+/*
+ * The value index of member m of struct st from the struct's own value
+ * when the members before it always take the same number of values, else
+ * CTF_DEC_NO_OFF.
+ */
+uint32_t ctf_dec_member_offset(const struct ctf_type *st, uint32_t m);
 
 /* The stream class decoding tables for stream class id, or NULL. */
 const struct ctf_sc_dec *ctf_trace_dec_sc(const struct ctf_trace_dec *td, uint64_t id);

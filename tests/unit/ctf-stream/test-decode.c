@@ -313,6 +313,58 @@ static void test_bits_extended_header(void **state)
 	check_extended(CTF_BO_BE, be);
 }
 
+/*
+ * Which scope roots get a shape (struct dshape): fixed trees, and trees
+ * fixed but for a variant ending them (event headers); not sequences. A
+ * shape that runs out of bytes leaves the error to the program.
+ */
+static void test_shapes(void **state)
+{
+	static const uint8_t le[] = { 0x1f, 0x07, 0, 0, 0, 0x88, 0x77, 0x66, 0x55, 0x44 };
+	struct ctf_trace_class *tc = tc_new();
+	struct ctf_type *flat =
+		t_struct(2, (const char *[]){ "a", "b" },
+			 (struct ctf_type *[]){ t_int(16, 8, true, CTF_BO_LE, -1, 0),
+						t_int(32, 8, false, CTF_BO_BE, -1, 0) });
+	struct ctf_type *seq = zalloc(sizeof(*seq));
+	struct ctf_type *with_seq;
+	struct ctf_stream_class *sc;
+	struct ctf_trace_dec *td;
+	struct ctf_values vals = { 0 };
+	uint64_t clock = 0;
+	static const uint32_t zero = 0;
+
+	(void)state;
+	seq->kind = CTF_TYPE_SEQUENCE;
+	seq->align = 8;
+	seq->sequence.elem = t_int(8, 8, false, CTF_BO_LE, -1, 0);
+	seq->sequence.length = *path1(CTF_SCOPE_EVENT_PAYLOAD, 1, &zero);
+	with_seq = t_struct(2, (const char *[]){ "n", "s" },
+			    (struct ctf_type *[]){ t_int(8, 8, false, CTF_BO_LE, -1, 0), seq });
+	tc_add_clock(tc, 1000000000, 0, 0);
+	sc = tc_add_sc(tc, 0);
+	sc->event_header = compact_header(CTF_BO_LE, 0);
+	sc_add_ec(sc, 0, "flat", flat);
+	sc_add_ec(sc, 1, "seq", with_seq);
+	assert_int_equal(ctf_trace_dec_create(tc, &td, NULL, 0), 0);
+	assert_non_null(td->scs[0].event_header->shape);
+	assert_non_null(td->scs[0].event_header->shape->var);
+	assert_non_null(td->scs[0].ecs[0].payload->shape);
+	assert_null(td->scs[0].ecs[0].payload->shape->var);
+	assert_null(td->scs[0].ecs[1].payload->shape);
+	ctf_trace_dec_destroy(td);
+	/* The reference compiles none. */
+	assert_int_equal(ctf_trace_dec_create_opts(tc, true, &td, NULL, 0), 0);
+	assert_null(td->scs[0].event_header->shape);
+	ctf_trace_dec_destroy(td);
+	/* An extended header cut short: the program's error, nothing kept. */
+	assert_int_equal(decode_bytes(tc, compact_header(CTF_BO_LE, 0), CTF_SCOPE_EVENT_HEADER, le,
+				      sizeof(le), &vals, &clock),
+			 -STRATA_ESTREAM);
+	ctf_values_release(&vals);
+	pool_free();
+}
+
 static void test_timestamp_wrap(void **state)
 {
 	struct ctf_trace_class *tc = tc_new();
@@ -823,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_bits_compact_header),
 		cmocka_unit_test(test_bits_fields_le_be),
 		cmocka_unit_test(test_bits_extended_header),
+		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_timestamp_wrap),
 		cmocka_unit_test(test_clock_conversion),
 		cmocka_unit_test(test_discarded_accounting),
