@@ -296,6 +296,7 @@ static int pool_init(struct ctf_ec_pool *pool, const struct ctf_stream_class *sc
 				if (pass == 1) {
 					pool->slot_scope[n] = scopes[i];
 					pool->slot_member[n] = (uint32_t)m;
+					pool->slot_off[n] = ctf_dec_member_offset(t, (uint32_t)m);
 				}
 				n++;
 			}
@@ -303,7 +304,8 @@ static int pool_init(struct ctf_ec_pool *pool, const struct ctf_stream_class *sc
 		if (pass == 0) {
 			pool->slot_scope = calloc(n ? n : 1, sizeof(*pool->slot_scope));
 			pool->slot_member = calloc(n ? n : 1, sizeof(*pool->slot_member));
-			if (!pool->slot_scope || !pool->slot_member)
+			pool->slot_off = calloc(n ? n : 1, sizeof(*pool->slot_off));
+			if (!pool->slot_scope || !pool->slot_member || !pool->slot_off)
 				return -ENOMEM;
 		}
 	}
@@ -316,6 +318,7 @@ void ctf_ec_pool_release(struct ctf_ec_pool *pool)
 {
 	free(pool->slot_scope);
 	free(pool->slot_member);
+	free(pool->slot_off);
 	free(pool->objs);
 	free(pool->free);
 	memset(pool, 0, sizeof(*pool));
@@ -365,9 +368,13 @@ static int recycle_object(struct ctf_stream *s, const struct ctf_ec_dec *ecd, st
 
 		if (!root)
 			continue;
-		v = root + 1;
-		for (uint32_t k = 0; k < pool->slot_member[i]; k++)
-			v += v->nsub + 1;
+		if (pool->slot_off[i] != CTF_DEC_NO_OFF) {
+			v = root + pool->slot_off[i];
+		} else {
+			v = root + 1;
+			for (uint32_t k = 0; k < pool->slot_member[i]; k++)
+				v += v->nsub + 1;
+		}
 		if (v->str.len) {
 			st[i].ptr = v->str.ptr;
 			st[i].len = v->str.len;
@@ -417,8 +424,8 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 	 * file: ask for the lines a few events ahead. A prefetch never faults,
 	 * so running past the end of the packet or mapping is harmless.
 	 */
-	__builtin_prefetch(d.base + (d.pos >> 3) + 512);
-	__builtin_prefetch(d.base + (d.pos >> 3) + 576);
+	__builtin_prefetch(d.base + (d.pos >> 3) + 4096);
+	__builtin_prefetch(d.base + (d.pos >> 3) + 4160);
 	d.end = s->content_end;
 	d.out = &slot->ev_vals;
 	d.clock = &s->clock;

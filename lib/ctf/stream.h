@@ -49,6 +49,7 @@ struct ctf_ec_pool {
 	uint32_t n_slots;
 	uint8_t *slot_scope;
 	uint32_t *slot_member;
+	uint32_t *slot_off; /* value index from the scope root, or CTF_DEC_NO_OFF */
 	struct ctf_stale *objs; /* n_objs * n_slots */
 	uint32_t n_objs, cap_objs;
 	uint32_t *free; /* LIFO of recycled objects */
