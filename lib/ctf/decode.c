@@ -34,21 +34,6 @@ uint64_t ctf_clock_value_ns(uint64_t freq, uint64_t value)
 	return (uint64_t)d;
 }
 
-bool ctf_clock_to_ns(const struct ctf_trace_dec *td, int32_t clock, uint64_t cycles,
-		     int64_t *ret_ns)
-{
-	const struct ctf_clock_class *clk;
-	uint64_t v;
-
-	if (clock < 0 || (size_t)clock >= td->tc->n_clocks || !td->clock_base_ok[clock])
-		return false;
-	clk = &td->tc->clocks[clock];
-	v = ctf_clock_value_ns(clk->freq, cycles);
-	if (v >= (uint64_t)INT64_MAX)
-		return false;
-	return !__builtin_add_overflow(td->clock_base_ns[clock], (int64_t)v, ret_ns);
-}
-
 void ctf_clock_apply_offset(struct ctf_clock_class *cc, int64_t offset_s, int64_t offset_ns)
 {
 	uint64_t ns_to_apply, cycles;
@@ -999,6 +984,17 @@ static bool run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *
 	return true;
 }
 
+/* A template into place: most are a few values, not worth a libc call. */
+static inline void copy_values(struct ctf_value *dst, const struct ctf_value *src, uint32_t n)
+{
+	if (n > 16) {
+		memcpy(dst, src, (size_t)n * sizeof(*dst));
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
 /* Room for n more values after the first `used` past o->n. */
 static inline bool shape_room(struct ctf_dec *d, uint32_t used, uint32_t n)
 {
@@ -1026,7 +1022,7 @@ static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
 	if (!shape_room(d, 0, n))
 		goto redo;
 	v = o->v + o->n;
-	memcpy(v, sh->tmpl, (size_t)n * sizeof(*v));
+	copy_values(v, sh->tmpl, n);
 	if (unlikely(!run_ops(d, v, sh->ops, sh->ops + sh->n_ops)))
 		goto redo;
 	if (var) {
@@ -1037,7 +1033,7 @@ static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
 		if (!shape_room(d, n, sub->n_vals))
 			goto redo;
 		v = o->v + o->n; /* grown: moved */
-		memcpy(v + n, sub->tmpl, (size_t)sub->n_vals * sizeof(*v));
+		copy_values(v + n, sub->tmpl, sub->n_vals);
 		v[var->vidx].option = opt;
 		v[var->vidx].nsub = sub->n_vals;
 		v[0].nsub += sub->n_vals;

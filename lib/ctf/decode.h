@@ -325,10 +325,23 @@ int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *
  * babeltrace2's conversion of a clock value to ns from origin (ctf.md §1.8).
  * Returns false on int64 overflow.
  */
-bool ctf_clock_to_ns(const struct ctf_trace_dec *td, int32_t clock, uint64_t cycles,
-		     int64_t *ret_ns);
 /* Conversion of a clock value to ns with a 0 offset, as babeltrace2 does. */
 uint64_t ctf_clock_value_ns(uint64_t freq, uint64_t value);
+
+/* Inline: the reader converts every event's time. */
+static inline bool ctf_clock_to_ns(const struct ctf_trace_dec *td, int32_t clock, uint64_t cycles,
+				   int64_t *ret_ns)
+{
+	uint64_t freq, v;
+
+	if (clock < 0 || (size_t)clock >= td->tc->n_clocks || !td->clock_base_ok[clock])
+		return false;
+	freq = td->tc->clocks[clock].freq;
+	v = freq == UINT64_C(1000000000) ? cycles : ctf_clock_value_ns(freq, cycles);
+	if (v >= (uint64_t)INT64_MAX)
+		return false;
+	return !__builtin_add_overflow(td->clock_base_ns[clock], (int64_t)v, ret_ns);
+}
 
 /* Apply the reader's clock offset and correlation options to a clock class. */
 void ctf_clock_apply_offset(struct ctf_clock_class *cc, int64_t offset_s, int64_t offset_ns);
