@@ -83,6 +83,9 @@ static uint32_t fill(struct ctf_stream *s, uint32_t limit)
 	while (k < limit && ring_used(ring, head) < CTF_AHEAD_SLOTS) {
 		int r = ctf_stream_produce(s, &ring->slots[head % CTF_AHEAD_SLOTS]);
 
+		/* No packet buffer is free: as a full ring, until the reader frees some. */
+		if (r == -EAGAIN)
+			break;
 		if (r <= 0) {
 			ring->status = r;
 			done = true;
@@ -113,7 +116,8 @@ static bool has_room(const struct ctf_worker *w, bool *live)
 			continue;
 		*live = true;
 		head = atomic_load_explicit(&ring->head, memory_order_relaxed);
-		if (ring_used(ring, head) < CTF_AHEAD_SLOTS)
+		if (ring_used(ring, head) < CTF_AHEAD_SLOTS &&
+		    ctf_stream_bufs_available(w->streams[i]))
 			room = true;
 	}
 	return room;
@@ -147,16 +151,23 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-void ctf_ahead_release(struct ctf_stream *s)
+int ctf_ahead_release(struct ctf_stream *s)
 {
 	struct ctf_ahead_ring *ring = s->ahead;
 	uint32_t head;
+	int n_free;
 
 	/* Pairs with the acquire in ring_used(); seq_cst against w->sleeping. */
 	atomic_store(&ring->tail, ring->taken);
+	/* The ring's slot numbers are the stream's (both count produced slots). */
+	n_free = ctf_stream_bufs_release(s, ring->taken);
+	if (n_free < 0)
+		return n_free;
 	head = atomic_load_explicit(&ring->head, memory_order_relaxed);
-	if (atomic_load(&ring->w->sleeping) && head - ring->taken <= CTF_AHEAD_SLOTS / 2)
+	if (atomic_load(&ring->w->sleeping) && head - ring->taken <= CTF_AHEAD_SLOTS / 2 &&
+	    (unsigned)n_free >= CTF_PKT_BUFS / 2)
 		wake(ring->w, &ring->w->sleeping, &ring->w->worker_cond);
+	return 0;
 }
 
 int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
@@ -190,9 +201,18 @@ int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
 		/*
 		 * The worker is behind (or not running: the CPUs are busy):
 		 * rather than sleep, decode the next batch here, after the
-		 * worker's current chunk.
+		 * worker's current chunk. A packet buffer is always free then
+		 * (stream.h, "Bound"); were none, waiting would not free one.
 		 */
-		fill(s, CTF_BT_BATCH);
+		if (fill(s, CTF_BT_BATCH) == 0 &&
+		    atomic_load_explicit(&ring->head, memory_order_acquire) == ring->taken &&
+		    !atomic_load_explicit(&ring->done, memory_order_acquire)) {
+			if (ring->report && ring->report_len)
+				snprintf(ring->report, ring->report_len,
+					 "Failed to decode stream '%s': no free packet buffer",
+					 s->path);
+			return -EAGAIN;
+		}
 	}
 }
 

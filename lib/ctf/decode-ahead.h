@@ -23,9 +23,10 @@
  *   tail <= taken <= head <= tail + R; taken is the reader's alone.
  *
  * The producer writes only its streams' decoding state, the slots in
- * [head, tail + R), the packet value ring (CTF_PKT_RING is sized so that
- * packets still referenced are never overwritten) and the stream's own
- * error buffer. What depends on the merge order stays on the reader's
+ * [head, tail + R), the packet buffers it took FREE (stream.h: the reader
+ * frees them at a refill once the tail passes their packet's end) and the
+ * stream's own error buffer. A worker treats a stream without a FREE
+ * buffer as a full ring. What depends on the merge order stays on the reader's
  * thread and runs when a slot enters the queue, in the same order as
  * without workers: keys taken from the last returned time, recycled
  * objects (stale strings), and copying the error text to the reader when
@@ -35,10 +36,11 @@
  * chunk at a time, or by the reader itself when it finds the ring empty
  * (the worker is behind or not scheduled: the CPUs are busy), so the
  * reader never sleeps waiting for a worker. A worker sleeps when every
- * ring it fills is full, after setting its `sleeping` flag and checking
- * the tails again (seq_cst on both sides: either it sees the new tail or
- * the reader sees the flag); the reader wakes it once half a ring is free,
- * so wakeups stay rare.
+ * ring it fills is full (or has no FREE packet buffer), after setting its
+ * `sleeping` flag and checking the tails and buffers again (seq_cst on
+ * both sides: either it sees the new tail or buffer, or the reader sees
+ * the flag); the reader wakes it once half a ring and half the packet
+ * buffers are free, so wakeups stay rare.
  */
 #ifndef STRATA_CTF_DECODE_AHEAD_H
 #define STRATA_CTF_DECODE_AHEAD_H
@@ -61,8 +63,11 @@ int ctf_ahead_start(struct ctf_stream **streams, size_t n, unsigned threads,
 /* Stop and join the workers, free the rings (s->ahead = NULL). NULL-tolerant. */
 void ctf_ahead_stop(struct ctf_ahead *a);
 
-/* Give the slots taken since the last release back to the worker. */
-void ctf_ahead_release(struct ctf_stream *s);
+/*
+ * Give the slots taken since the last release back to the worker, with the
+ * packet buffers only they reached (ctf_stream_bufs_release()). 0 or -ENOMEM.
+ */
+int ctf_ahead_release(struct ctf_stream *s);
 
 /*
  * The next decoded slot of s, decoding it here if the worker is behind: 1 with

@@ -5,12 +5,14 @@
  * does it (ctf.md §1.10), and event decoding.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <strata/error.h>
 
@@ -20,9 +22,8 @@
 
 #define CTF_PACKET_MAGIC UINT32_C(0xC1FC1FC1)
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* Linux 5.14 */
-#endif
+/* First read of a file's packet before its size is known. */
+#define FIRST_READ 4096u
 
 static int stream_err(struct ctf_stream *s, int code, uint64_t byte_off, const char *fmt, ...)
 	_printf_(4, 5);
@@ -124,56 +125,132 @@ static void compute_discarded(struct ctf_stream *s)
 }
 
 /*
- * Map the file in ahead of decoding, a few MiB at a time: one call instead
- * of a page fault every few pages (costly in a VM), and on the thread that
- * decodes the stream.
+ * Stream files held open, process-wide: each stream keeps its current file
+ * open, up to half of RLIMIT_NOFILE; past that (per-PID traces can have
+ * thousands of streams) a stream opens its file for each packet read.
  */
-static void populate_ahead(struct ctf_stream *s, const struct ctf_stream_file *f)
+static _Atomic long held_fds;
+static _Atomic long fd_budget;
+
+static bool fd_hold(void)
 {
-	const uint64_t chunk = UINT64_C(4) << 20;
+	long budget = atomic_load_explicit(&fd_budget, memory_order_relaxed);
 
-	if (s->pkt_off + chunk / 2 < s->populated || s->populated >= f->size)
-		return;
-	while (s->populated < s->pkt_off + chunk && s->populated < f->size) {
-		uint64_t len = MIN(chunk, f->size - s->populated);
+	if (budget == 0) {
+		struct rlimit rl;
 
-		/* Best effort: without it (before Linux 5.14), pages fault in. */
-		(void)madvise((void *)(f->map + s->populated), len, MADV_POPULATE_READ);
-		s->populated += len;
+		budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ?
+				 (long)MIN(rl.rlim_cur / 2, (rlim_t)1 << 20) :
+				 512;
+		if (budget < 1)
+			budget = 1;
+		atomic_store_explicit(&fd_budget, budget, memory_order_relaxed);
 	}
+	if (atomic_fetch_add(&held_fds, 1) < budget)
+		return true;
+	atomic_fetch_sub(&held_fds, 1);
+	return false;
 }
 
-static int packet_begin(struct ctf_stream *s)
+static void file_close(struct ctf_stream *s)
 {
-	const struct ctf_stream_file *f = &s->files[s->cur_file];
+	if (!s->fd_open)
+		return;
+	close(s->fd);
+	s->fd_open = false;
+	atomic_fetch_sub(&held_fds, 1);
+}
+
+/* pread() exactly len bytes at off of the current file into dst. */
+static int read_at(struct ctf_stream *s, int fd, uint8_t *dst, uint64_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pread(fd, dst, MIN(len, (uint64_t)1 << 30), (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return stream_err(s, -errno, off, "read failed: %s", strerror(errno));
+		if (n == 0)
+			return stream_err(s, -STRATA_ESTREAM, off,
+					  "file is shorter than when the trace was opened");
+		dst += n;
+		off += (uint64_t)n;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* A FREE buffer made CURRENT, or NULL. */
+static struct ctf_pkt_buf *buf_take(struct ctf_stream *s)
+{
+	for (unsigned i = 0; i < CTF_PKT_BUFS; i++) {
+		struct ctf_pkt_buf *b = &s->bufs[i];
+
+		/* Pairs with the seq_cst store in ctf_stream_bufs_release(). */
+		if (atomic_load_explicit(&b->state, memory_order_acquire) == CTF_PKT_FREE) {
+			atomic_store_explicit(&b->state, CTF_PKT_CURRENT, memory_order_relaxed);
+			return b;
+		}
+	}
+	return NULL;
+}
+
+static int buf_reserve(struct ctf_stream *s, struct ctf_pkt_buf *b, uint64_t len)
+{
+	uint8_t *data;
+	uint64_t cap;
+
+	if (len <= b->cap)
+		return 0;
+	if (len > CTF_PKT_MAX_BYTES)
+		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+				  "packet of %" PRIu64 " bytes is larger than the reader's limit "
+				  "(%" PRIu64 " bytes)",
+				  len, CTF_PKT_MAX_BYTES);
+	cap = (len + 4095) & ~(uint64_t)4095;
+	data = realloc(b->data, (size_t)cap);
+	if (!data)
+		return stream_err(s, -ENOMEM, s->pkt_off, "out of memory");
+	b->data = data;
+	b->cap = (size_t)cap;
+	return 0;
+}
+
+/*
+ * Decode the packet header and context from the have bytes of the buffer.
+ * The clock is restored first: packet context clock fields move it, and
+ * this may run again with more bytes.
+ */
+static int decode_head(struct ctf_stream *s, struct ctf_dec *d, uint64_t have, uint64_t clock,
+		       bool *ret_dec_failed)
+{
 	const struct ctf_trace_dec *td = s->rt->td;
 	const struct ctf_sc_dec *scd;
-	uint64_t avail = f->size - s->pkt_off, v, psize, csize, sc_id;
-	struct ctf_dec d = { 0 };
+	uint64_t v, sc_id;
 	int r;
 
-	/* Files above 2^60 bytes cannot be mapped anyway; keep bit counts exact. */
-	if (avail > (UINT64_MAX >> 4))
-		avail = UINT64_MAX >> 4;
-	populate_ahead(s, f);
-	d.base = f->map + s->pkt_off;
-	d.end = avail * 8;
-	s->pkt_vals = &s->pkt_ring[s->pkt_n++ % CTF_PKT_RING];
-	d.out = s->pkt_vals;
-	d.clock = &s->clock;
+	*ret_dec_failed = false;
+	memset(d, 0, sizeof(*d));
+	s->clock = clock;
+	d->base = s->pkt_base;
+	d->end = have * 8;
+	d->out = s->pkt_vals;
+	d->clock = &s->clock;
 	s->pkt_vals->n = 0;
 	s->has_ph = s->has_pc = false;
-
 	if (td->packet_header) {
-		r = ctf_dec_root(&d, CTF_SCOPE_PACKET_HEADER, td->packet_header, &s->ph_idx);
-		if (r < 0)
-			return dec_error(s, &d, r);
+		r = ctf_dec_root(d, CTF_SCOPE_PACKET_HEADER, td->packet_header, &s->ph_idx);
+		if (r < 0) {
+			*ret_dec_failed = true;
+			return r;
+		}
 		s->has_ph = true;
 	}
-	if (meaning(&d, CTF_MEANING_MAGIC, &v) && v != CTF_PACKET_MAGIC)
+	if (meaning(d, CTF_MEANING_MAGIC, &v) && v != CTF_PACKET_MAGIC)
 		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
 				  "bad packet magic 0x%" PRIX64 " (expected 0xC1FC1FC1)", v);
-	if (meaning(&d, CTF_MEANING_STREAM_ID, &sc_id)) {
+	if (meaning(d, CTF_MEANING_STREAM_ID, &sc_id)) {
 		scd = ctf_trace_dec_sc(td, sc_id);
 	} else if (td->tc->n_streams == 1) {
 		scd = &td->scs[0];
@@ -194,37 +271,132 @@ static int packet_begin(struct ctf_stream *s)
 	if (!s->scd)
 		s->scd = scd;
 	if (scd->packet_context) {
-		r = ctf_dec_root(&d, CTF_SCOPE_PACKET_CONTEXT, scd->packet_context, &s->pc_idx);
-		if (r < 0)
-			return dec_error(s, &d, r);
+		r = ctf_dec_root(d, CTF_SCOPE_PACKET_CONTEXT, scd->packet_context, &s->pc_idx);
+		if (r < 0) {
+			*ret_dec_failed = true;
+			return r;
+		}
 		s->has_pc = true;
+	}
+	return 0;
+}
+
+/*
+ * Read the packet at s->pkt_off into a buffer and check its header and
+ * context. The first read takes the last packet's size (most packets of a
+ * stream have one size); if the header and context do not decode from what
+ * was read, more is read, up to the rest of the file, so that errors are
+ * those of the whole file. head_only: discovery, the events are not read.
+ */
+static int packet_begin(struct ctf_stream *s, bool head_only)
+{
+	const struct ctf_stream_file *f = &s->files[s->cur_file];
+	uint64_t avail = f->size - s->pkt_off, v, psize, csize, have = 0, want, need;
+	uint64_t clock = s->clock;
+	struct ctf_pkt_buf *b;
+	struct ctf_dec d;
+	bool transient = false, dec_failed;
+	int fd, r;
+
+	/* Keep bit counts exact (files above 2^60 bytes do not exist). */
+	if (avail > (UINT64_MAX >> 4))
+		avail = UINT64_MAX >> 4;
+	b = buf_take(s);
+	if (!b) {
+		if (!s->ahead)
+			stream_err(s, -EAGAIN, s->pkt_off, "no free packet buffer");
+		return -EAGAIN;
+	}
+	s->cur = b;
+	s->pkt_vals = &b->vals;
+	if (!s->fd_open) {
+		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return stream_err(s, -errno, s->pkt_off, "cannot open: %s",
+					  strerror(errno));
+		if (fd_hold()) {
+			s->fd = fd;
+			s->fd_open = true;
+		} else {
+			transient = true;
+		}
+	} else {
+		fd = s->fd;
+	}
+
+	want = MIN(avail, MAX(s->read_guess, (uint64_t)FIRST_READ));
+	for (;;) {
+		r = buf_reserve(s, b, want);
+		if (r < 0)
+			goto out;
+		r = read_at(s, fd, b->data + have, want - have, s->pkt_off + have);
+		if (r < 0)
+			goto out;
+		have = want;
+		s->pkt_base = b->data;
+		r = decode_head(s, &d, have, clock, &dec_failed);
+		if (r >= 0)
+			break;
+		if (!dec_failed)
+			goto out; /* checked on decoded values: more bytes change nothing */
+		if (r != -ENOMEM && have < avail) {
+			want = MIN(avail, have * 2);
+			continue;
+		}
+		r = dec_error(s, &d, r);
+		goto out;
 	}
 
 	psize = meaning(&d, CTF_MEANING_PACKET_SIZE, &v) ? v : avail * 8;
 	csize = meaning(&d, CTF_MEANING_CONTENT_SIZE, &v) ? v : psize;
-	if (psize == 0 || psize % 8)
-		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
-				  "invalid packet size %" PRIu64 " bits", psize);
-	if (psize > avail * 8)
-		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
-				  "packet size %" PRIu64
-				  " bits goes past the end of the file (%" PRIu64 " bits left)",
-				  psize, avail * 8);
-	if (csize > psize)
-		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
-				  "content size %" PRIu64
-				  " bits is larger than packet size %" PRIu64 " bits",
-				  csize, psize);
-	if (csize < d.pos)
-		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
-				  "content size %" PRIu64
-				  " bits is smaller than the packet header and "
-				  "context (%" PRIu64 " bits)",
-				  csize, d.pos);
+	r = -STRATA_ESTREAM;
+	if (psize == 0 || psize % 8) {
+		stream_err(s, r, s->pkt_off, "invalid packet size %" PRIu64 " bits", psize);
+		goto out;
+	}
+	if (psize > avail * 8) {
+		stream_err(s, r, s->pkt_off,
+			   "packet size %" PRIu64 " bits goes past the end of the file (%" PRIu64
+			   " bits left)",
+			   psize, avail * 8);
+		goto out;
+	}
+	if (csize > psize) {
+		stream_err(s, r, s->pkt_off,
+			   "content size %" PRIu64 " bits is larger than packet size %" PRIu64
+			   " bits",
+			   csize, psize);
+		goto out;
+	}
+	if (csize < d.pos) {
+		stream_err(s, r, s->pkt_off,
+			   "content size %" PRIu64 " bits is smaller than the packet header and "
+			   "context (%" PRIu64 " bits)",
+			   csize, d.pos);
+		goto out;
+	}
+	/* The events: only the content is read, padding never is. */
+	need = (csize + 7) / 8;
+	if (!head_only && need > have) {
+		if (need > b->cap) {
+			/* Values point into the buffer: decode again where it moves. */
+			r = buf_reserve(s, b, need);
+			if (r < 0)
+				goto out;
+			s->pkt_base = b->data;
+			r = decode_head(s, &d, have, clock, &dec_failed);
+			if (r < 0)
+				goto out; /* it decoded from the same bytes */
+		}
+		r = read_at(s, fd, b->data + have, need - have, s->pkt_off + have);
+		if (r < 0)
+			goto out;
+	}
+	s->read_guess = psize / 8;
 
 	s->snap.has_ts_begin =
-		scd->has_ts_begin && meaning(&d, CTF_MEANING_TS_BEGIN, &s->snap.ts_begin);
-	s->snap.has_ts_end = scd->has_ts_end && meaning(&d, CTF_MEANING_TS_END, &s->snap.ts_end);
+		s->scd->has_ts_begin && meaning(&d, CTF_MEANING_TS_BEGIN, &s->snap.ts_begin);
+	s->snap.has_ts_end = s->scd->has_ts_end && meaning(&d, CTF_MEANING_TS_END, &s->snap.ts_end);
 	s->snap.has_disc = meaning(&d, CTF_MEANING_DISC_EVENTS, &s->snap.disc);
 	s->snap.has_seq = meaning(&d, CTF_MEANING_SEQ_NUM, &s->snap.seq);
 	compute_discarded(s);
@@ -234,7 +406,11 @@ static int packet_begin(struct ctf_stream *s)
 	s->packet_bits = psize;
 	s->in_packet = true;
 	s->pb_done = false;
-	return 0;
+	r = 0;
+out:
+	if (transient)
+		close(fd);
+	return r;
 }
 
 static void packet_end(struct ctf_stream *s)
@@ -250,6 +426,10 @@ static void packet_end(struct ctf_stream *s)
 		s->prev.ts_end = s->snap.ts_end, s->prev.has_ts_end = true;
 	s->pkt_off += s->packet_bits / 8;
 	s->in_packet = false;
+	/* This end message is slot `produced`: the last one that reaches the buffer. */
+	s->cur->end_seq = s->produced + 1;
+	/* Pairs with the acquire in ctf_stream_bufs_release(): end_seq is set. */
+	atomic_store_explicit(&s->cur->state, CTF_PKT_DONE, memory_order_release);
 }
 
 /* Room for need elements of size elem in *arr (capacity *cap). */
@@ -316,12 +496,89 @@ static int pool_init(struct ctf_ec_pool *pool, const struct ctf_stream_class *sc
 
 void ctf_ec_pool_release(struct ctf_ec_pool *pool)
 {
+	for (size_t i = 0; pool->objs && i < (size_t)pool->n_objs * pool->n_slots; i++)
+		free(pool->objs[i].own);
 	free(pool->slot_scope);
 	free(pool->slot_member);
 	free(pool->slot_off);
 	free(pool->objs);
 	free(pool->free);
 	memset(pool, 0, sizeof(*pool));
+}
+
+/* Point a stale string at the pool's own copy of its text. */
+static int stale_own(struct ctf_stale *st)
+{
+	if (st->own_cap < st->len) {
+		char *own = realloc(st->own, st->len);
+
+		if (!own)
+			return -ENOMEM;
+		st->own = own;
+		st->own_cap = st->len;
+	}
+	memcpy(st->own, st->ptr, st->len);
+	st->ptr = st->own;
+	st->owned = true;
+	return 0;
+}
+
+/* Copy out the stale strings of the stream's class that point into b. */
+static int stale_copy_out(struct ctf_stream *s, const struct ctf_pkt_buf *b)
+{
+	const struct ctf_sc_dec *scd = s->scd;
+	struct ctf_ec_pool *pools;
+
+	if (!s->rt->pools || !scd)
+		return 0;
+	pools = s->rt->pools[scd - s->rt->td->scs];
+	for (size_t e = 0; e < scd->sc->n_events; e++) {
+		struct ctf_ec_pool *pool = &pools[e];
+
+		if (!pool->init || !pool->n_slots)
+			continue;
+		for (size_t i = 0; i < (size_t)pool->n_objs * pool->n_slots; i++) {
+			struct ctf_stale *st = &pool->objs[i];
+			const uint8_t *p = (const uint8_t *)st->ptr;
+
+			if (st->set && !st->owned && p >= b->data && p < b->data + b->cap &&
+			    stale_own(st) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int ctf_stream_bufs_release(struct ctf_stream *s, uint32_t dead)
+{
+	int n_free = 0;
+
+	for (unsigned i = 0; i < CTF_PKT_BUFS; i++) {
+		struct ctf_pkt_buf *b = &s->bufs[i];
+		/* Pairs with the release in packet_end(): end_seq and the bytes are set. */
+		uint8_t st = atomic_load_explicit(&b->state, memory_order_acquire);
+
+		if (st == CTF_PKT_DONE && (int32_t)(dead - b->end_seq) >= 0) {
+			if (stale_copy_out(s, b) < 0)
+				return -ENOMEM;
+			/*
+			 * Pairs with the acquire in buf_take(); seq_cst against a
+			 * worker's sleeping flag (decode-ahead.c).
+			 */
+			atomic_store(&b->state, CTF_PKT_FREE);
+			st = CTF_PKT_FREE;
+		}
+		n_free += st == CTF_PKT_FREE;
+	}
+	return n_free;
+}
+
+bool ctf_stream_bufs_available(const struct ctf_stream *s)
+{
+	for (unsigned i = 0; i < CTF_PKT_BUFS; i++)
+		if (atomic_load(&s->bufs[i].state) == CTF_PKT_FREE)
+			return true;
+	return false;
 }
 
 /*
@@ -379,7 +636,11 @@ static int recycle_object(struct ctf_stream *s, const struct ctf_ec_dec *ecd, st
 			st[i].ptr = v->str.ptr;
 			st[i].len = v->str.len;
 			st[i].set = true;
+			st[i].owned = false;
 		} else if (st[i].set) {
+			/* This event may outlive the buffer: it can be another stream's. */
+			if (!st[i].owned && stale_own(&st[i]) < 0)
+				return -ENOMEM;
 			v->str.ptr = st[i].ptr;
 			v->str.len = st[i].len;
 		}
@@ -403,7 +664,6 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 {
 	const struct ctf_sc_dec *scd = s->scd;
 	const struct ctf_ec_dec *ecd;
-	const struct ctf_stream_file *f = &s->files[s->cur_file];
 	struct ctf_dec d;
 	uint32_t idx[CTF_SCOPE_COUNT];
 	bool present[CTF_SCOPE_COUNT] = { false };
@@ -417,7 +677,7 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 	d.err_pos = 0;
 	for (int sc = 0; sc < CTF_SCOPE_COUNT; sc++)
 		d.root[sc].present = false;
-	d.base = f->map + s->pkt_off;
+	d.base = s->pkt_base;
 	d.pos = s->pos;
 	/*
 	 * Decoding stalls on the first touch of each cache line of the mapped
@@ -530,7 +790,7 @@ static bool packet_key(struct ctf_stream *s, bool has, uint64_t raw, int64_t *re
 	       ctf_clock_to_ns(s->rt->td, s->scd->sc->default_clock, raw, ret_ns);
 }
 
-int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
+static int produce(struct ctf_stream *s, struct ctf_slot *slot)
 {
 	int64_t ns = 0;
 	int r;
@@ -588,15 +848,25 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
 			return 1;
 		}
 		if (s->pkt_off >= s->files[s->cur_file].size) {
+			file_close(s);
 			s->cur_file++;
 			s->pkt_off = 0;
-			s->populated = 0;
+			s->read_guess = 0;
 			continue;
 		}
-		r = packet_begin(s);
+		r = packet_begin(s, false);
 		if (r < 0)
 			return r;
 	}
+}
+
+int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
+{
+	int r = produce(s, slot);
+
+	if (r > 0)
+		s->produced++;
+	return r;
 }
 
 /* What a message's place in the merge decides (ctf_stream_refill()). */
@@ -616,8 +886,10 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 
 	if (s->q_err)
 		return s->q_err;
-	if (s->ahead)
-		ctf_ahead_release(s);
+	/* The queue's messages are dead now: free the buffers only they reached. */
+	r = s->ahead ? ctf_ahead_release(s) : ctf_stream_bufs_release(s, s->produced);
+	if (r < 0)
+		return r;
 	s->q_head = 0;
 	s->q_len = 0;
 	while (n < CTF_BT_BATCH) {
@@ -641,21 +913,22 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 	return (int)n;
 }
 
-int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, const uint8_t *map,
+int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, int fd,
 			  uint64_t size, struct ctf_packet_props *props, char *err, size_t errlen)
 {
-	struct ctf_stream_file f = { .path = (char *)path, .map = map, .size = size };
-	/* Discovery reads one packet per file: nothing to map in ahead. */
+	struct ctf_stream_file f = { .path = (char *)path, .size = size };
+	/* The caller's fd: packet_begin() neither opens nor closes it. */
 	struct ctf_stream s = { .rt = rt,
 				.files = &f,
 				.n_files = 1,
-				.populated = UINT64_MAX,
+				.fd = fd,
+				.fd_open = true,
 				.err = err,
 				.errlen = errlen };
 	int r;
 
 	s.path = (char *)path;
-	r = packet_begin(&s);
+	r = packet_begin(&s, true);
 	if (r == 0) {
 		memset(props, 0, sizeof(*props));
 		props->sc_id = s.scd->sc->id;
@@ -678,20 +951,21 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, c
 			r = stream_err(&s, -STRATA_ECLOCK, 0,
 				       "packet beginning time cannot be converted to nanoseconds");
 	}
-	ctf_values_release(&s.pkt_ring[0]);
+	ctf_values_release(&s.bufs[0].vals);
+	free(s.bufs[0].data);
 	return r;
 }
 
 void ctf_stream_release(struct ctf_stream *s)
 {
-	for (size_t i = 0; i < s->n_files; i++) {
-		if (s->files[i].map && s->files[i].size)
-			munmap((void *)s->files[i].map, s->files[i].size);
+	file_close(s);
+	for (size_t i = 0; i < s->n_files; i++)
 		free(s->files[i].path);
-	}
 	free(s->files);
-	for (unsigned i = 0; i < CTF_PKT_RING; i++)
-		ctf_values_release(&s->pkt_ring[i]);
+	for (unsigned i = 0; i < CTF_PKT_BUFS; i++) {
+		ctf_values_release(&s->bufs[i].vals);
+		free(s->bufs[i].data);
+	}
 	for (int i = 0; i < CTF_BT_BATCH; i++)
 		ctf_values_release(&s->q[i].ev_vals);
 	memset(s, 0, sizeof(*s));

@@ -13,6 +13,7 @@
 #ifndef STRATA_CTF_STREAM_H
 #define STRATA_CTF_STREAM_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,11 +21,10 @@
 #include "ctf/decode.h"
 #include "ctf/reader-internal.h"
 
-/* A stream file, mapped read-only for the reader's life. */
+/* A stream file, read with pread() packet by packet (struct ctf_pkt_buf). */
 struct ctf_stream_file {
 	char *path; /* absolute, normalized */
-	const uint8_t *map;
-	uint64_t size;
+	uint64_t size; /* at discovery: packets must fit in it */
 	bool has_begin;
 	int64_t begin_ns; /* first packet's timestamp_begin */
 };
@@ -39,9 +39,12 @@ struct ctf_stream_file {
  * stream event context, event context and payload are modeled.
  */
 struct ctf_stale {
-	const char *ptr;
+	const char *ptr; /* into a packet buffer, or own when owned */
 	uint32_t len;
 	bool set;
+	bool owned;
+	uint32_t own_cap;
+	char *own; /* the pool's copy, made when the packet buffer is reused */
 };
 
 struct ctf_ec_pool {
@@ -79,14 +82,6 @@ enum ctf_kind {
 #define CTF_BT_BATCH 15
 /* Slots a worker thread decodes ahead per stream (decode-ahead.h). */
 #define CTF_AHEAD_SLOTS 1024u
-/*
- * Packets whose values may still be referenced by queued events: every
- * packet takes at least two slots (its beginning and end), so the slots
- * decoded ahead and queued span at most half as many packets, plus the one
- * being decoded and the one of the message last returned.
- */
-#define CTF_PKT_RING (CTF_AHEAD_SLOTS / 2 + 8)
-
 /* Packet-context values babeltrace2 calls "snapshots" (absent unless has_*). */
 struct ctf_snapshots {
 	uint64_t ts_begin, ts_end, disc, seq;
@@ -126,6 +121,67 @@ struct ctf_packet_props {
 	int64_t begin_ns;
 };
 
+/*
+ * Packet buffers. A stream reads each packet whole (header and context
+ * included) with pread() into one of its CTF_PKT_BUFS buffers and decodes
+ * it from there: on this kind of VM, faulting and walking mapped page cache
+ * costs more than copying it (docs/benchmarks.md). Values point into the
+ * buffer (strings) and into its `vals` (packet header and context), so a
+ * buffer lives until no message can reach it any more:
+ *
+ *   slots, numbered by the stream as produced (32 bits, wrapping):
+ *
+ *     ... P1 events | PE(P1) | PB(P2) P2 events | PE(P2) | PB(P3) P3 events ...
+ *   ────────────────────┬─────────────────────────────┬─────────────────────►
+ *                       dead                    produced
+ *     buffer of P1: DONE, end_seq <= dead   ──► FREE (stale strings copied out)
+ *     buffer of P2: DONE, end_seq >  dead   (queued events still point in)
+ *     buffer of P3: CURRENT                 (being decoded; end_seq unset)
+ *
+ *   end_seq: one past the slot of the packet's end (PE), set by the
+ *            producer before it marks the buffer DONE (release);
+ *   dead:    slots below it are neither queued nor borrowed: at a refill
+ *            of the stream, everything it produced (no worker), or the
+ *            ahead ring's tail (decode-ahead.h), the slots the reader has
+ *            returned and is done with.
+ *
+ * Only the reader's thread frees buffers (ctf_stream_bufs_release(), at
+ * each refill: DONE and end_seq <= dead, state loaded with acquire, stored
+ * FREE seq_cst); only the producer (the reader's thread, or a worker under
+ * the ring's produce mutex) takes FREE ones (acquire) and makes them
+ * CURRENT, then DONE (release, after end_seq). Before a buffer goes FREE,
+ * the stale strings that point into it (struct ctf_stale, recycled objects
+ * of babeltrace2's model, which outlive any packet) are copied into memory
+ * their pool owns: once per buffer reuse, not per event. A stale string
+ * lent to a new event is also copied first, since that event may be queued
+ * on another stream than the buffer's.
+ *
+ * Bound: at a refill the buffers still in use are the current packet's
+ * and those whose end slot lies in the queued window. Without a worker
+ * that window is empty and a batch of CTF_BT_BATCH slots starts at most
+ * 8 packets (each takes a beginning and an end slot): at most 9 buffers.
+ * With a worker, it stops (as on a full ring) while no buffer is FREE, and
+ * when the reader decodes itself (the ring is empty) the window is its
+ * batch so far, again at most 9. Memory is O(streams x packet size).
+ */
+#define CTF_PKT_BUFS 16u
+/* Largest packet read into memory: a lying packet_size must not allocate more. */
+#define CTF_PKT_MAX_BYTES (UINT64_C(1) << 30)
+
+enum ctf_pkt_state {
+	CTF_PKT_FREE,
+	CTF_PKT_CURRENT,
+	CTF_PKT_DONE,
+};
+
+struct ctf_pkt_buf {
+	_Atomic uint8_t state; /* enum ctf_pkt_state */
+	uint32_t end_seq; /* DONE: see above */
+	uint8_t *data;
+	size_t cap;
+	struct ctf_values vals; /* packet header and context values */
+};
+
 struct ctf_ahead_ring;
 
 struct ctf_stream {
@@ -139,8 +195,10 @@ struct ctf_stream {
 
 	/* Position. */
 	size_t cur_file;
+	int fd; /* of files[cur_file] when fd_open; opened on first use */
+	bool fd_open;
 	uint64_t pkt_off; /* byte offset of the current packet in its file */
-	uint64_t populated; /* bytes of the current file asked to be mapped in */
+	uint64_t read_guess; /* bytes to read first: the last packet's size */
 	bool in_packet, ended;
 	uint64_t pos; /* bits from packet start */
 	uint64_t content_end; /* bits */
@@ -148,10 +206,12 @@ struct ctf_stream {
 	uint64_t clock; /* current clock value (ctf.md §1.9) */
 	struct ctf_snapshots snap, prev;
 
-	/* Packet header+context values, in a ring (queued events point there). */
-	struct ctf_values pkt_ring[CTF_PKT_RING];
-	struct ctf_values *pkt_vals;
-	unsigned pkt_n;
+	/* Packet buffers (see struct ctf_pkt_buf); cur: the current packet's. */
+	struct ctf_pkt_buf bufs[CTF_PKT_BUFS];
+	struct ctf_pkt_buf *cur;
+	uint32_t produced; /* slots produced (the producer's) */
+	const uint8_t *pkt_base; /* cur->data */
+	struct ctf_values *pkt_vals; /* &cur->vals */
 	uint32_t ph_idx, pc_idx;
 	bool has_ph, has_pc;
 
@@ -174,8 +234,8 @@ struct ctf_stream {
 	size_t errlen;
 };
 
-/* Read the first packet's header and context of a mapped file. */
-int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, const uint8_t *map,
+/* Read the first packet's header and context of a file open as fd. */
+int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, int fd,
 			  uint64_t size, struct ctf_packet_props *props, char *err, size_t errlen);
 
 /*
@@ -184,9 +244,21 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, c
  * error (s->err filled). Messages without a clock value take the merge's
  * last returned time as their key, as in babeltrace2's muxer: slot->key_last,
  * applied by ctf_stream_refill(). Touches only the stream and the slot, so
- * a worker thread may run it (decode-ahead.h).
+ * a worker thread may run it (decode-ahead.h). -EAGAIN, with nothing
+ * changed, when a packet must begin and no buffer is FREE: a caller that
+ * produces on its own must call ctf_stream_bufs_release() between batches.
  */
 int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot);
+
+/*
+ * Reader's thread: free the buffers whose packets end below slot dead,
+ * copying out the stale strings that point into them. Returns how many
+ * buffers are FREE, or -ENOMEM.
+ */
+int ctf_stream_bufs_release(struct ctf_stream *s, uint32_t dead);
+
+/* Whether a packet could begin now (a worker's "room"; seq_cst loads). */
+bool ctf_stream_bufs_available(const struct ctf_stream *s);
 
 /*
  * Refill the empty queue with up to CTF_BT_BATCH messages, produced here or
@@ -211,7 +283,7 @@ static inline const struct ctf_slot *ctf_stream_chead(const struct ctf_stream *s
 void ctf_ec_pool_release(struct ctf_ec_pool *pool);
 int ctf_ec_pool_recycle(struct ctf_ec_pool *pool, uint32_t obj);
 
-/* Frees values and the file list (unmapping files). */
+/* Frees values, buffers and the file list (closing the open file). */
 void ctf_stream_release(struct ctf_stream *s);
 
 /* --- trace-discover.c ------------------------------------------------------ */
@@ -234,7 +306,7 @@ void ctf_found_traces_free(struct ctf_found_trace *f, size_t n);
 char *ctf_trace_name_make(const struct ctf_trace_class *tc, const char *suffix);
 
 /*
- * Map the stream files of the trace directories dirs (several when
+ * Find the stream files of the trace directories dirs (several when
  * babeltrace2 would merge traces sharing a UUID), group them into streams
  * decoded with rt's metadata and append those to *streams. err receives a
  * description on failure.

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -281,10 +280,9 @@ struct group {
 	size_t n_files;
 };
 
-static int map_file(const char *path, const uint8_t **ret_map, uint64_t *ret_size)
+static int open_file(const char *path, int *ret_fd, uint64_t *ret_size)
 {
 	struct stat st;
-	void *map;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
@@ -295,17 +293,8 @@ static int map_file(const char *path, const uint8_t **ret_map, uint64_t *ret_siz
 		close(fd);
 		return e;
 	}
+	*ret_fd = fd;
 	*ret_size = (uint64_t)st.st_size;
-	if (st.st_size == 0) {
-		close(fd);
-		*ret_map = NULL;
-		return 0;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return -errno;
-	*ret_map = map;
 	return 0;
 }
 
@@ -358,8 +347,6 @@ static int cmp_group(const void *a, const void *b)
 
 static void free_file(struct ctf_stream_file *f)
 {
-	if (f->map)
-		munmap((void *)f->map, f->size);
 	free(f->path);
 }
 
@@ -383,6 +370,7 @@ static int add_dir_files(const struct ctf_reader_trace *rt, const char *dir, str
 	for (size_t i = 0; i < *pnn; i++) {
 		struct ctf_stream_file f = { 0 };
 		struct ctf_packet_props pp;
+		int fd = -1;
 
 		if ((*pnames)[i][0] == '.' || strcmp((*pnames)[i], "metadata") == 0)
 			continue;
@@ -395,18 +383,20 @@ static int add_dir_files(const struct ctf_reader_trace *rt, const char *dir, str
 			free(f.path);
 			continue;
 		}
-		r = map_file(f.path, &f.map, &f.size);
+		r = open_file(f.path, &fd, &f.size);
 		if (r < 0) {
 			snprintf(err, errlen, "Failed to open stream file '%s': %s", f.path,
 				 strerror(-r));
 			free(f.path);
 			return r;
 		}
+		/* Streams open their files again when they reach them: no fd is kept. */
+		r = f.size ? ctf_packet_props_read(rt, f.path, fd, f.size, &pp, err, errlen) : 0;
+		close(fd);
 		if (f.size == 0) {
 			free(f.path);
 			continue;
 		}
-		r = ctf_packet_props_read(rt, f.path, f.map, f.size, &pp, err, errlen);
 		if (r < 0) {
 			free_file(&f);
 			return r;
