@@ -53,7 +53,8 @@ gen-b)
 	correlate=(gen/clock-neg gen/clock-odd)
 	;;
 gen-c)
-	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc gen/lttng-quirks)
+	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc gen/lttng-quirks
+		gen/stale-strings)
 	multi=()
 	;;
 gen-d)

@@ -610,6 +610,66 @@ def trace_merge():
 
 
 # ---------------------------------------------------------------------------
+# stale-strings: three streams of one class in many small packets, with
+# empty strings and text sequences following non-empty ones across packet
+# boundaries. babeltrace2 prints an empty field as the stale text of its
+# recycled event object, which the reader keeps after the packet buffer that
+# held the text is reused (lib/ctf/stream.h); every text is unique, so a
+# stale pointer into a reused buffer shows. Stream 2 ends with packets far
+# larger than the first ones (the reader's first read of a packet is short).
+
+def trace_stale_strings():
+    clk = Clock('monotonic', freq=1000000000, offset_s=1700000000,
+                uuid='aaaaaaaa-0000-4000-8000-000000000009')
+    t = Trace(fresh(os.path.join(GEN, 'stale-strings')), 'le',
+              uuid='99999999-7777-4888-8999-aaaaaaaaaa09',
+              env={'hostname': 'stale', 'domain': 'ust', 'tracer_name': 'ctfgen'},
+              clocks=[clk], packet_header_type=packet_header())
+    sc = t.stream_class(0, packet_context=lttng_like_packet_context(),
+                        event_header=large_header(),
+                        event_context=Struct([('_who', String())]))
+    a = t.event_class('st:a', 0, sc, fields=Struct([('_s', String()), ('_n', U16),
+                                                    ('_t', String())]))
+    b = t.event_class('st:b', 1, sc, fields=Struct([
+        ('_len', U8), ('_txt', Sequence(UTF8_CHAR, '_len')), ('_arr', Array(UTF8_CHAR, 3))]))
+    t.write_metadata()
+    T = 1000000
+
+    def text(k, p, i, tag, n):
+        if (p * 7 + i * 3 + k + n) % 4:
+            return ''
+        return '%s%d-p%03d-e%d' % (tag, k, p, i) + '+' * ((p * 5 + i) % 40)
+
+    for k in range(3):
+        s = t.stream('chan_%d' % k, sc, k, header_kind='large', packet_align=8)
+        n_pk = 70
+        for p in range(n_pk):
+            begin = T + p * 1000 + k * 7
+            evs = []
+            for i in range(1 + (p + k) % 3):
+                ts = begin + 1 + i * 150 + k * 3
+                who = text(k, p, i, 'w', 1)
+                if (p + i) % 2:
+                    txt = text(k, p, i, 'q', 2)[:200]
+                    if k == 2 and p >= n_pk - 3:
+                        txt = ('big%d-%d-' % (p, i)) * 20
+                        txt = txt[:200]
+                    arr = (text(k, p, i, 'r', 3).encode() + b'\0\0\0')[:3]
+                    evs.append(Event(b, ts, sec={'_who': who},
+                                     fields={'_len': len(txt), '_txt': txt.encode(),
+                                             '_arr': arr}))
+                else:
+                    big = k == 2 and p >= n_pk - 3
+                    s1 = ('L%d-%d:' % (p, i)) * 900 if big else text(k, p, i, 's', 0)
+                    evs.append(Event(a, ts, sec={'_who': who},
+                                     fields={'_s': s1, '_n': p * 10 + i,
+                                             '_t': text(k, p, i, 't', 1)}))
+            s.packet({'timestamp_begin': begin, 'timestamp_end': begin + 900,
+                      'packet_seq_num': p, 'events_discarded': 0, 'cpu_id': k}, evs)
+        s.close()
+
+
+# ---------------------------------------------------------------------------
 # nohost: a non-LTTng env without hostname (procname and vpid only), plus an
 # empty stream file and a hidden file, both ignored.
 
@@ -773,6 +833,7 @@ def main():
     trace_merge()
     trace_nohost()
     trace_lttng_quirks()
+    trace_stale_strings()
     bad_traces()
 
 

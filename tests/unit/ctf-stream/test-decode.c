@@ -755,6 +755,69 @@ static void test_malformed(void **state)
 	expect_error(&ok, 20, "past the end of the packet content", "byte offset 16", true);
 }
 
+/* --- packet buffers ---------------------------------------------------------- */
+
+/*
+ * The release rule of the packet buffers (stream.h): a buffer is freed only
+ * once the slot after its packet's end is dead, and a stream whose buffers
+ * are all in use stops with -EAGAIN, changing nothing, until some are freed.
+ */
+static void test_packet_buffer_release(void **state)
+{
+	struct ctf_trace_class *tc = lttng_like();
+	static struct buf b;
+	struct fixture fx;
+	struct ctf_stream *s;
+	uint32_t pe[CTF_PKT_BUFS + 1], seq = 0;
+	unsigned n_pe = 0, events;
+	int r;
+
+	(void)state;
+	b.n = 0;
+	for (unsigned i = 0; i < 20; i++)
+		put_packet(&b, &(struct pkt_spec){ .tb = 100 + 100 * i,
+						   .te = 200 + 100 * i,
+						   .seq = i,
+						   .n_events = 2,
+						   .first_ts = 110 + 100 * i,
+						   .seq_len = 2 });
+	assert_int_equal(fx_open(&fx, tc, &b, b.n), 0);
+	s = fx.streams[0];
+	s->err = fx.err;
+	s->errlen = sizeof(fx.err);
+
+	/* Nothing declared dead: every buffer stays in use. */
+	while ((r = ctf_stream_produce(s, &slot)) == 1) {
+		if (slot.kind == CTF_K_PACKET_END)
+			pe[n_pe++] = seq;
+		seq++;
+	}
+	assert_int_equal(r, -EAGAIN);
+	assert_int_equal(n_pe, CTF_PKT_BUFS);
+	assert_non_null(strstr(fx.err, "no free packet buffer"));
+	assert_int_equal(seq, s->produced);
+
+	assert_int_equal(ctf_stream_bufs_release(s, pe[0]), 0);
+	assert_int_equal(ctf_stream_bufs_release(s, pe[0] + 1), 1);
+	/* Production resumes with the packet that found no buffer, in the freed one. */
+	assert_int_equal(ctf_stream_produce(s, &slot), 1);
+	assert_int_equal(slot.kind, CTF_K_PACKET_BEGIN);
+	assert_ptr_equal(s->cur, &s->bufs[0]);
+	assert_int_equal(ctf_stream_bufs_release(s, pe[2]), 1);
+	assert_int_equal(ctf_stream_bufs_release(s, pe[2] + 1), 2);
+
+	/* As refills do: what was produced is dead before producing more. */
+	events = 0;
+	while (ctf_stream_bufs_release(s, s->produced) > 0 &&
+	       (r = ctf_stream_produce(s, &slot)) == 1)
+		events += slot.kind == CTF_K_EVENT;
+	assert_int_equal(r, 0);
+	assert_int_equal(events, 4 * 2);
+	assert_int_equal(ctf_stream_bufs_release(s, s->produced), CTF_PKT_BUFS);
+	ctf_values_release(&slot.ev_vals);
+	fx_close(&fx);
+}
+
 /* --- merge ties ------------------------------------------------------------- */
 
 static void fake_stream(struct ctf_stream *s, struct ctf_reader_trace *rt, struct ctf_sc_dec *scd,
@@ -880,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_clock_conversion),
 		cmocka_unit_test(test_discarded_accounting),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_packet_buffer_release),
 		cmocka_unit_test(test_merge_ties),
 		cmocka_unit_test(test_path_normalize),
 	};
