@@ -447,6 +447,8 @@ int ctf_trace_open_streams(const struct ctf_reader_trace *rt, char *const *dirs,
 			goto out;
 		}
 		s->rt = rt;
+		/* Known before the first packet is read again: the merge orders by it. */
+		s->scd = ctf_trace_dec_sc(rt->td, groups[i].sc_id);
 		s->stream_id = groups[i].keyed ? groups[i].instance_id : next_id++;
 		s->files = groups[i].files;
 		groups[i].files = NULL;
