@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# A trace with more stream files than the reader may keep open: strata
+# A trace with more stream files than the reader may keep open, and one
+# packet larger than a megabyte: strata
 # view, run with a low open-file limit, must print what babeltrace2 prints
 # (run without it). Each stream keeps its current file open only within
 # half of RLIMIT_NOFILE (lib/ctf/stream.c); the others open theirs per
@@ -43,6 +44,16 @@ for k in range(64):
                  [Event(ev, begin + 10 * i, fields={'_s': 's%d-%d-%d' % (k, p, i), '_i': i})
                   for i in range(2)])
     s.close()
+# One more stream whose second packet is over 1 MiB (its buffer grows into
+# huge pages, keeping what the first read put there).
+s = t.stream('chan_big', sc, 64, header_kind='large', packet_align=8)
+for p, n in enumerate([1, 320, 1]):
+    begin = 1000 + p * 1000 + 64
+    s.packet({'timestamp_begin': begin, 'timestamp_end': begin + 900, 'packet_seq_num': p,
+              'events_discarded': 0, 'cpu_id': 64},
+             [Event(ev, begin + 10 + i, fields={'_s': ('b%d-%03d-' % (p, i)) * 500, '_i': i})
+              for i in range(n)])
+s.close()
 PY
 
 babeltrace2 "$work/trace" >"$work/bt.out" 2>"$work/bt.err"
