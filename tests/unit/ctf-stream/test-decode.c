@@ -442,6 +442,7 @@ static void test_clock_conversion(void **state)
 struct buf {
 	uint8_t b[65536];
 	size_t n;
+	uint64_t sparse_to; /* the file is extended (with a hole) to this size */
 };
 
 static void put(struct buf *b, uint64_t v, unsigned bytes)
@@ -565,6 +566,8 @@ static void write_file(const char *dir, const char *name, const struct buf *b, s
 	assert_non_null(f);
 	assert_int_equal(fwrite(b->b, 1, n, f), n);
 	fclose(f);
+	if (b->sparse_to)
+		assert_int_equal(truncate(path, (off_t)b->sparse_to), 0);
 }
 
 static int fx_open(struct fixture *fx, struct ctf_trace_class *tc, const struct buf *b, size_t n)
@@ -692,8 +695,10 @@ static void test_discarded_accounting(void **state)
 	fx_close(&fx);
 }
 
-static void expect_error(const struct pkt_spec *second, size_t truncate_to, const char *what,
-			 const char *offset_text, bool at_open)
+/* The file is extended with a hole to sparse_to bytes when not 0. */
+static void expect_error_sparse(const struct pkt_spec *second, size_t truncate_to,
+				uint64_t sparse_to, const char *what, const char *offset_text,
+				bool at_open)
 {
 	struct ctf_trace_class *tc = lttng_like();
 	static struct buf b;
@@ -705,7 +710,9 @@ static void expect_error(const struct pkt_spec *second, size_t truncate_to, cons
 		   &(struct pkt_spec){
 			   .tb = 100, .te = 200, .n_events = 1, .first_ts = 110, .seq_len = 2 });
 	put_packet(&b, second);
+	b.sparse_to = sparse_to;
 	r = fx_open(&fx, tc, &b, truncate_to ? truncate_to : b.n);
+	b.sparse_to = 0;
 	if (!at_open) {
 		struct ctf_stream *s;
 
@@ -722,6 +729,12 @@ static void expect_error(const struct pkt_spec *second, size_t truncate_to, cons
 	if (!strstr(fx.err, what) || !strstr(fx.err, offset_text) || !strstr(fx.err, "/chan_0"))
 		fail_msg("unexpected error text: %s", fx.err);
 	fx_close(&fx);
+}
+
+static void expect_error(const struct pkt_spec *second, size_t truncate_to, const char *what,
+			 const char *offset_text, bool at_open)
+{
+	expect_error_sparse(second, truncate_to, 0, what, offset_text, at_open);
 }
 
 static void test_malformed(void **state)
@@ -816,6 +829,26 @@ static void test_packet_buffer_release(void **state)
 	assert_int_equal(ctf_stream_bufs_release(s, s->produced), CTF_PKT_BUFS);
 	ctf_values_release(&slot.ev_vals);
 	fx_close(&fx);
+}
+
+/*
+ * A packet that fits in its (sparse) file but not under the reader's limit
+ * on one packet in memory: a clear error, nothing allocated for it.
+ */
+static void test_packet_over_limit(void **state)
+{
+	const uint64_t big = CTF_PKT_MAX_BYTES * 2;
+
+	(void)state;
+	expect_error_sparse(&(struct pkt_spec){ .tb = 200,
+						.te = 300,
+						.n_events = 1,
+						.first_ts = 210,
+						.seq_len = 2,
+						.content_delta = (int64_t)(big - 512) * 8,
+						.packet_delta = (int64_t)(big - 256) * 8 },
+			    0, 256 + big, "larger than the reader's limit", "byte offset 256",
+			    false);
 }
 
 /* --- merge ties ------------------------------------------------------------- */
@@ -944,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_discarded_accounting),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_packet_buffer_release),
+		cmocka_unit_test(test_packet_over_limit),
 		cmocka_unit_test(test_merge_ties),
 		cmocka_unit_test(test_path_normalize),
 	};
