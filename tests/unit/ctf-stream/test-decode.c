@@ -768,6 +768,27 @@ static void test_malformed(void **state)
 	expect_error(&ok, 20, "past the end of the packet content", "byte offset 16", true);
 }
 
+/* A stream of n packets with per events each, numbered and back to back. */
+static struct ctf_stream *fx_open_packets(struct fixture *fx, struct buf *b, unsigned n,
+					  unsigned per)
+{
+	struct ctf_stream *s;
+
+	b->n = 0;
+	for (unsigned i = 0; i < n; i++)
+		put_packet(b, &(struct pkt_spec){ .tb = 100 + 100 * i,
+						  .te = 200 + 100 * i,
+						  .seq = i,
+						  .n_events = per,
+						  .first_ts = 110 + 100 * i,
+						  .seq_len = 2 });
+	assert_int_equal(fx_open(fx, lttng_like(), b, b->n), 0);
+	s = fx->streams[0];
+	s->err = fx->err;
+	s->errlen = sizeof(fx->err);
+	return s;
+}
+
 /* --- packet buffers ---------------------------------------------------------- */
 
 /*
@@ -777,7 +798,6 @@ static void test_malformed(void **state)
  */
 static void test_packet_buffer_release(void **state)
 {
-	struct ctf_trace_class *tc = lttng_like();
 	static struct buf b;
 	struct fixture fx;
 	struct ctf_stream *s;
@@ -786,18 +806,7 @@ static void test_packet_buffer_release(void **state)
 	int r;
 
 	(void)state;
-	b.n = 0;
-	for (unsigned i = 0; i < 20; i++)
-		put_packet(&b, &(struct pkt_spec){ .tb = 100 + 100 * i,
-						   .te = 200 + 100 * i,
-						   .seq = i,
-						   .n_events = 2,
-						   .first_ts = 110 + 100 * i,
-						   .seq_len = 2 });
-	assert_int_equal(fx_open(&fx, tc, &b, b.n), 0);
-	s = fx.streams[0];
-	s->err = fx.err;
-	s->errlen = sizeof(fx.err);
+	s = fx_open_packets(&fx, &b, 20, 2);
 
 	/* Nothing declared dead: every buffer stays in use. */
 	while ((r = ctf_stream_produce(s, &slot)) == 1) {
@@ -849,6 +858,30 @@ static void test_packet_over_limit(void **state)
 						.packet_delta = (int64_t)(big - 256) * 8 },
 			    0, 256 + big, "larger than the reader's limit", "byte offset 256",
 			    false);
+}
+
+/* A file cut after the trace was opened: an error at the first missing byte. */
+static void test_file_shrinks(void **state)
+{
+	static struct buf b;
+	struct fixture fx;
+	struct ctf_stream *s;
+	char path[128];
+	int r;
+
+	(void)state;
+	s = fx_open_packets(&fx, &b, 2, 1);
+	snprintf(path, sizeof(path), "%s/chan_0", fx.dir);
+	assert_int_equal(truncate(path, 256 + 100), 0);
+	do
+		r = ctf_stream_produce(s, &slot);
+	while (r == 1 || (r == -EAGAIN && ctf_stream_bufs_release(s, s->produced) >= 0));
+	ctf_values_release(&slot.ev_vals);
+	assert_int_equal(r, -STRATA_ESTREAM);
+	if (!strstr(fx.err, "shorter than when the trace was opened") ||
+	    !strstr(fx.err, "byte offset 356"))
+		fail_msg("unexpected error text: %s", fx.err);
+	fx_close(&fx);
 }
 
 /* --- merge ties ------------------------------------------------------------- */
@@ -978,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_packet_buffer_release),
 		cmocka_unit_test(test_packet_over_limit),
+		cmocka_unit_test(test_file_shrinks),
 		cmocka_unit_test(test_merge_ties),
 		cmocka_unit_test(test_path_normalize),
 	};
