@@ -343,7 +343,7 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 		fd = s->fd;
 	}
 
-	want = MIN(avail, MAX(s->read_guess, (uint64_t)FIRST_READ));
+	want = MIN(avail, s->read_guess ? s->read_guess : FIRST_READ);
 	for (;;) {
 		r = buf_reserve(s, b, want);
 		if (r < 0)
