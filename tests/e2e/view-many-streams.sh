@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# A trace with more stream files than the reader may keep open, and one
-# packet larger than a megabyte: strata
+# A trace with more stream files than the reader may keep open, one packet
+# larger than a megabyte, and packet contexts larger than the reader's
+# first read of a packet: strata
 # view, run with a low open-file limit, must print what babeltrace2 prints
 # (run without it). Each stream keeps its current file open only within
 # half of RLIMIT_NOFILE (lib/ctf/stream.c); the others open theirs per
@@ -34,7 +35,19 @@ t = Trace(sys.argv[2], 'le', uuid='99999999-7777-4888-8999-aaaaaaaaaa10',
           packet_header_type=packet_header())
 sc = t.stream_class(0, packet_context=lttng_like_packet_context(), event_header=large_header())
 ev = t.event_class('m:ev', 0, sc, fields=Struct([('_s', String()), ('_i', uint(16, align=8))]))
+# A packet context with a string: headers longer than the reader's first
+# read of a file (4 KiB) or than the packet before.
+sc1 = t.stream_class(1, packet_context=lttng_like_packet_context([('_note', String())]),
+                     event_header=large_header())
+ev1 = t.event_class('m:note', 0, sc1, fields=Struct([('_i', uint(16, align=8))]))
 t.write_metadata()
+s = t.stream('notes', sc1, 0, header_kind='large', packet_align=8)
+for p, n in enumerate([5000, 100, 9000]):
+    begin = 1000 + p * 1000 + 99
+    s.packet({'timestamp_begin': begin, 'timestamp_end': begin + 900, 'packet_seq_num': p,
+              'events_discarded': 0, 'cpu_id': 0, '_note': ('n%d-' % p) * (n // 3)},
+             [Event(ev1, begin + 10, fields={'_i': p})])
+s.close()
 for k in range(64):
     s = t.stream('chan_%d' % k, sc, k, header_kind='large', packet_align=8)
     for p in range(10):
