@@ -156,7 +156,8 @@ static inline int align_to(struct ctf_dec *d, uint32_t align)
 	return 0;
 }
 
-static void note_int(struct ctf_dec *d, const struct dnode *dn, uint64_t raw)
+static inline __attribute__((always_inline)) void note_int(struct ctf_dec *d,
+							   const struct dnode *dn, uint64_t raw)
 {
 	if (dn->meaning) {
 		d->meaning_val[dn->meaning] = raw;
@@ -885,7 +886,8 @@ static void fill_array(struct ctf_value *v, const struct dn_flat *f, const uint8
 }
 
 /* One integer or float of any layout (DS_LEAF) into v; false if it does not fit. */
-static bool shape_leaf(struct ctf_dec *d, const struct dnode *dn, struct ctf_value *v)
+static inline __attribute__((always_inline)) bool
+shape_leaf(struct ctf_dec *d, const struct dnode *dn, struct ctf_value *v)
 {
 	uint64_t raw;
 
@@ -916,8 +918,8 @@ static bool shape_leaf(struct ctf_dec *d, const struct dnode *dn, struct ctf_val
 }
 
 /* Run a shape's ops, filling v[]: false when one does not fit. */
-static bool run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op,
-		    const struct ds_op *e)
+static inline __attribute__((always_inline)) bool
+run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const struct ds_op *e)
 {
 	const uint8_t *p, *nul;
 	uint64_t avail;
