@@ -153,14 +153,6 @@ struct run_memo {
 	uint32_t n_text;
 	uint32_t text_off[RUN_MEMO_TEXTS];
 	struct run_shape *shape; /* NULL until the first instance */
-	/*
-	 * Word offsets of the last two instances sent in batch `gen`: an
-	 * instance equal to one of them is sent as a reference to its words
-	 * (contexts repeat from event to event, packet contexts for a whole
-	 * packet; two, for the streams interleaving).
-	 */
-	uint32_t recent[2];
-	uint64_t recent_gen[2];
 };
 
 struct run {
@@ -175,7 +167,6 @@ struct run {
 	struct strata_ctf_msg pending;
 	struct run_memo memo[RUN_MEMO];
 	struct run_shape *shapes;
-	uint64_t gen; /* batches filled so far: struct run_memo.recent */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct run_batch batches[RUN_NBATCH];
@@ -353,7 +344,6 @@ static struct run_memo *root_memo(struct run *r, const struct ctf_type *t)
 		m->n_vals = 0;
 		m->n_text = 0;
 		m->shape = NULL;
-		m->recent_gen[0] = m->recent_gen[1] = 0;
 		memo_walk(m, t, 0);
 	}
 	return m;
@@ -413,34 +403,6 @@ static struct run_shape *memo_shape(struct run *r, struct run_memo *m, const str
 	r->shapes = sh;
 	m->shape = sh;
 	return sh;
-}
-
-/* Whether the words at off hold root's payloads (struct run_memo.recent). */
-static bool same_words(const struct run_batch *b, const struct run_memo *sh, uint32_t off,
-		       const struct ctf_value *root)
-{
-	const uint64_t *w = b->words + off;
-
-	for (uint32_t i = 0; i < sh->n_vals; i++) {
-		if (w[i] == root[i].u)
-			continue;
-		/* Text words hold the copy's address: compared below. */
-		for (uint32_t t = 0;; t++) {
-			if (t == sh->n_text)
-				return false;
-			if (sh->text_off[t] == i)
-				break;
-		}
-	}
-	for (uint32_t t = 0; t < sh->n_text; t++) {
-		const struct ctf_value *v = root + sh->text_off[t];
-
-		if (w[sh->n_vals + t] != v->str.len ||
-		    (v->str.len &&
-		     memcmp((const char *)(uintptr_t)w[sh->text_off[t]], v->str.ptr, v->str.len)))
-			return false;
-	}
-	return true;
 }
 
 /* Sends the payloads of a shaped scope; returns the offset of its words or < 0. */
@@ -517,20 +479,7 @@ static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
 			sh = memo_shape(r, memo, root, n);
 			if (!sh)
 				return -ENOMEM;
-			off = -1;
-			for (int j = 0; j < 2 && off < 0; j++)
-				if (memo->recent_gen[j] == r->gen &&
-				    same_words(b, memo, memo->recent[j], root))
-					off = memo->recent[j];
-			if (off < 0) {
-				off = copy_words(b, memo, root);
-				if (off < 0)
-					return (int)off;
-				memo->recent[1] = memo->recent[0];
-				memo->recent_gen[1] = memo->recent_gen[0];
-				memo->recent[0] = (uint32_t)off;
-				memo->recent_gen[0] = r->gen;
-			}
+			off = copy_words(b, memo, root);
 		} else {
 			off = copy_values(b, memo, root, n);
 		}
@@ -575,7 +524,6 @@ static bool needs_main_printer(struct run *r, const struct strata_ctf_msg *msg)
 static bool fill_batch(struct run *r, struct run_batch *b, bool self)
 {
 	batch_reset(b);
-	r->gen++; /* 0 marks no instance: struct run_memo.recent_gen */
 	b->start = r->times;
 	b->formatted = self;
 	if (self)
