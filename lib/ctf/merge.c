@@ -127,6 +127,16 @@ int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* The times decide nearly always: compare them here, ties in ctf_merge_cmp(). */
+static inline int merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
+{
+	int64_t ka = ctf_stream_chead(a)->key_ns, kb = ctf_stream_chead(b)->key_ns;
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	return ctf_merge_cmp(a, b);
+}
+
 static void sift_up(struct ctf_merge *m, size_t i)
 {
 	struct ctf_stream *s = m->heap[i];
@@ -134,7 +144,7 @@ static void sift_up(struct ctf_merge *m, size_t i)
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
 
-		if (ctf_merge_cmp(s, m->heap[p]) >= 0)
+		if (merge_cmp(s, m->heap[p]) >= 0)
 			break;
 		m->heap[i] = m->heap[p];
 		i = p;
@@ -152,9 +162,9 @@ static void sift_down(struct ctf_merge *m, size_t i)
 		if (l >= m->n)
 			break;
 		c = l;
-		if (l + 1 < m->n && ctf_merge_cmp(m->heap[l + 1], m->heap[l]) < 0)
+		if (l + 1 < m->n && merge_cmp(m->heap[l + 1], m->heap[l]) < 0)
 			c = l + 1;
-		if (ctf_merge_cmp(m->heap[c], s) >= 0)
+		if (merge_cmp(m->heap[c], s) >= 0)
 			break;
 		m->heap[i] = m->heap[c];
 		i = c;
@@ -180,7 +190,17 @@ int ctf_merge_push(struct ctf_merge *m, struct ctf_stream *s)
 
 void ctf_merge_top_changed(struct ctf_merge *m)
 {
-	if (m->n > 1)
+	/* Two streams, the usual per-CPU pair: one comparison, no loop. */
+	if (m->n == 2) {
+		if (merge_cmp(m->heap[1], m->heap[0]) < 0) {
+			struct ctf_stream *t = m->heap[0];
+
+			m->heap[0] = m->heap[1];
+			m->heap[1] = t;
+		}
+		return;
+	}
+	if (m->n > 2)
 		sift_down(m, 0);
 }
 
