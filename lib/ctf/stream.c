@@ -699,12 +699,12 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 	d.base = s->pkt_base;
 	d.pos = s->pos;
 	/*
-	 * Decoding stalls on the first touch of each cache line of the mapped
-	 * file: ask for the lines a few events ahead. A prefetch never faults,
-	 * so running past the end of the packet or mapping is harmless.
+	 * The packet's bytes left the cache when pread() copied the rest of a
+	 * large packet: ask for the lines a few events ahead. A prefetch never
+	 * faults, so running past the end of the buffer is harmless.
 	 */
-	__builtin_prefetch(d.base + (d.pos >> 3) + 4096);
-	__builtin_prefetch(d.base + (d.pos >> 3) + 4160);
+	__builtin_prefetch(d.base + (d.pos >> 3) + 512);
+	__builtin_prefetch(d.base + (d.pos >> 3) + 576);
 	d.end = s->content_end;
 	d.out = &slot->ev_vals;
 	d.clock = &s->clock;
