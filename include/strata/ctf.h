@@ -108,6 +108,14 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *reader,
 /* Borrowed; describes the last error ("" if none). */
 const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *reader);
 
+/*
+ * What stopped the reader (0 if nothing did): -STRATA_ESTREAM for malformed
+ * stream data, -STRATA_ECLOCK for a time that cannot be converted, or a
+ * negative errno when a file could not be read (-EISDIR, -EMFILE, -EIO...)
+ * or memory ran out (-ENOMEM). last_error says more.
+ */
+int strata_ctf_reader_last_code(const struct strata_ctf_reader *reader);
+
 /* Number of traces found (each `metadata` file is one trace). */
 unsigned strata_ctf_reader_trace_count(const struct strata_ctf_reader *reader);
 

@@ -26,6 +26,7 @@ struct strata_ctf_reader {
 	struct ctf_merge merge;
 	int64_t last_ns;
 	bool started, failed;
+	int code; /* strata_ctf_reader_last_code() */
 	/* babeltrace2's batching (struct ctf_ec_pool): messages taken so far,
 	 * the events of the current muxer batch, streams to refill. */
 	uint64_t step, released_step;
@@ -380,6 +381,7 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 		r->refill = calloc(r->n_streams ? r->n_streams : 1, sizeof(*r->refill));
 		if (!r->refill) {
 			snprintf(r->err, sizeof(r->err), "Out of memory");
+			ret = -ENOMEM;
 			goto fail;
 		}
 		/* babeltrace2 validates its upstream iterators in port order. */
@@ -413,12 +415,18 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 	}
 fail:
 	r->failed = true;
+	r->code = ret;
 	return STRATA_CTF_ERROR;
 }
 
 const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *r)
 {
 	return r->err;
+}
+
+int strata_ctf_reader_last_code(const struct strata_ctf_reader *r)
+{
+	return r->code;
 }
 
 unsigned strata_ctf_reader_trace_count(const struct strata_ctf_reader *r)

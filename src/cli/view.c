@@ -467,7 +467,7 @@ static int run_view(int argc, char **argv)
 	struct strata_ctf_pretty *pretty = NULL;
 	_cleanup_free_ char *errmsg = NULL;
 	bool colors;
-	int ret, status = CLI_EXIT_OK;
+	int ret, code, status = CLI_EXIT_OK;
 
 	if (!paths) {
 		cli_error("Out of memory");
@@ -537,8 +537,16 @@ static int run_view(int argc, char **argv)
 			goto out;
 		}
 		fflush(stdout);
-		cli_error("Malformed trace: %s", strata_ctf_reader_last_error(reader));
-		status = CLI_EXIT_MALFORMED;
+		code = strata_ctf_reader_last_code(reader);
+		if (code == -STRATA_ESTREAM || code == -STRATA_ECLOCK) {
+			cli_error("Malformed trace: %s", strata_ctf_reader_last_error(reader));
+			status = CLI_EXIT_MALFORMED;
+		} else {
+			/* A file that went away, a descriptor limit, memory: not the data. */
+			cli_error("Cannot read the trace: %s",
+				  strata_ctf_reader_last_error(reader));
+			status = CLI_EXIT_NOTRACE;
+		}
 	} else if (ret == -ENOMEM) {
 		cli_error("Failed to print the events: %s", strerror(ENOMEM));
 		status = CLI_EXIT_OUTPUT;

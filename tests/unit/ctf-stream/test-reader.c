@@ -312,6 +312,8 @@ static void expect_bad(const char *rel, const char *what)
 		while ((st = strata_ctf_reader_next(r, &m)) == STRATA_CTF_OK)
 			;
 		assert_int_equal(st, STRATA_CTF_ERROR);
+		/* Malformed data, not a failed read: `strata view` exits 3, not 2. */
+		assert_int_equal(strata_ctf_reader_last_code(r), -STRATA_ESTREAM);
 		msg = strata_ctf_reader_last_error(r);
 	}
 	if (!msg || !strstr(msg, rel) || !strstr(msg, what))
@@ -498,6 +500,57 @@ static void test_decode_threads_same(void **state)
 	assert_true(events > 0);
 }
 
+/* Copies file src to dst; returns 0 or -1. */
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[4096];
+	size_t n;
+	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+	int ret = in && out ? 0 : -1;
+
+	while (ret == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			ret = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0)
+		ret = -1;
+	return ret;
+}
+
+/*
+ * A stream file that cannot be read once the trace is open (here it became
+ * a directory) stops the reader with the system's error, not as malformed
+ * data, and the description names the file.
+ */
+static void test_read_failure_code(void **state)
+{
+	char dir[] = "/tmp/strata-readfail-XXXXXX", src[1200], dst[1200], stream[1200];
+	struct strata_ctf_reader *r = NULL;
+	struct strata_ctf_msg msg;
+	const char *p = dir;
+	char *err = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(dst, sizeof(dst), "%s/metadata", dir);
+	assert_int_equal(copy_file(trace_path("gen/minimal/metadata", src, sizeof(src)), dst), 0);
+	snprintf(stream, sizeof(stream), "%s/only", dir);
+	assert_int_equal(copy_file(trace_path("gen/minimal/only", src, sizeof(src)), stream), 0);
+	assert_int_equal(strata_ctf_reader_create(&p, 1, NULL, &r, &err), 0);
+	assert_int_equal(strata_ctf_reader_last_code(r), 0);
+	assert_int_equal(unlink(stream), 0);
+	assert_int_equal(mkdir(stream, 0700), 0);
+	assert_int_equal(strata_ctf_reader_next(r, &msg), STRATA_CTF_ERROR);
+	assert_int_equal(strata_ctf_reader_last_code(r), -EISDIR);
+	if (!strstr(strata_ctf_reader_last_error(r), stream))
+		fail_msg("error does not name the file: %s", strata_ctf_reader_last_error(r));
+	strata_ctf_reader_destroy(r);
+	assert_int_equal(rmdir(stream), 0);
+	assert_int_equal(unlink(dst), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const char *src = getenv("STRATA_SOURCE_ROOT");
@@ -512,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_rotation_merge),
 		cmocka_unit_test(test_programs_match_tree_walk),
 		cmocka_unit_test(test_decode_threads_same),
+		cmocka_unit_test(test_read_failure_code),
 	};
 
 	snprintf(traces, sizeof(traces), "%s/tests/traces", src ? src : ".");
