@@ -17,16 +17,31 @@
 
 #define NSEC_PER_SEC 1000000000LL
 
-/* Where formatters write after an allocation failure (content is dropped). */
-static char pbuf_scratch[4096];
+/*
+ * Where formatters write after an allocation failure (the content is
+ * dropped). One per thread: the view's two threads hand line buffers to
+ * each other, so a buffer in that state keeps no pointer to it between
+ * writes (cap 0 sends every reserve back here, which points it at the
+ * calling thread's own area).
+ */
+static _Thread_local char pbuf_scratch[4096];
 
 void ctf_pbuf_release(struct ctf_pbuf *b)
 {
-	if (b->data != pbuf_scratch)
+	if (!b->oom)
 		free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
 	b->oom = false;
+}
+
+void ctf_pbuf_set_oom(struct ctf_pbuf *b)
+{
+	if (!b->oom)
+		free(b->data);
+	b->oom = true;
+	b->data = NULL;
+	b->len = b->cap = 0;
 }
 
 char *ctf_pbuf_grow(struct ctf_pbuf *b, size_t n)
@@ -49,18 +64,14 @@ char *ctf_pbuf_grow(struct ctf_pbuf *b, size_t n)
 	return b->data + b->len;
 fail:
 	/*
-	 * From now on every write lands at the start of a scratch area and
+	 * From now on every write lands at the start of the scratch area and
 	 * is lost; the owner sees oom when it flushes. Requests are bounded
 	 * (strings are added in chunks), so the scratch is always large enough.
 	 */
-	if (!b->oom && b->data != pbuf_scratch)
-		free(b->data);
-	b->oom = true;
-	b->data = pbuf_scratch;
-	b->cap = sizeof(pbuf_scratch);
-	b->len = 0;
+	ctf_pbuf_set_oom(b);
 	if (n > sizeof(pbuf_scratch))
 		abort();
+	b->data = pbuf_scratch;
 	return pbuf_scratch;
 }
 

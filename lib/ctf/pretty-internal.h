@@ -30,15 +30,18 @@ struct ctf_pbuf {
 void ctf_pbuf_release(struct ctf_pbuf *b);
 /* Slow path of ctf_pbuf_reserve(). */
 char *ctf_pbuf_grow(struct ctf_pbuf *b, size_t n);
+/* What an allocation failure does: the content is dropped, oom is set. */
+void ctf_pbuf_set_oom(struct ctf_pbuf *b);
 
 /*
  * Room for n more bytes at the end; the caller writes there and adds what
- * it wrote to b->len. On allocation failure returns a scratch area that is
- * discarded (b->oom is set), so callers never check.
+ * it wrote to b->len. On allocation failure returns a scratch area of the
+ * calling thread that is discarded (b->oom is set), so callers never
+ * check. (len + n, not cap - len: after a failure len may pass cap.)
  */
 static inline char *ctf_pbuf_reserve(struct ctf_pbuf *b, size_t n)
 {
-	if (__builtin_expect(b->cap - b->len >= n, 1))
+	if (__builtin_expect(b->len + n <= b->cap, 1))
 		return b->data + b->len;
 	return ctf_pbuf_grow(b, n);
 }

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -363,14 +364,65 @@ static void test_pad_and_uuid(void **state)
 	assert_string_equal(take(), "21c48de8-650e-441a-9481-bb2dfb495195");
 }
 
+/* Writes 16 bytes where the buffer says; returns where that was. */
+static void *oom_writer(void *arg)
+{
+	struct ctf_pbuf *b = arg;
+	char *p = ctf_pbuf_reserve(b, 16);
+
+	memcpy(p, "0123456789abcdef", 16);
+	b->len += 16;
+	return p;
+}
+
+/*
+ * After an allocation failure a buffer's writes land in a scratch area of
+ * the writing thread, never one another thread may be writing: the view's
+ * threads hand line buffers to each other (pretty-run.c).
+ */
+static void test_oom_scratch_per_thread(void **state)
+{
+	struct ctf_pbuf a = { 0 }, b = { 0 };
+	pthread_t t;
+	void *pa, *pm;
+
+	(void)state;
+	ctf_pbuf_set_oom(&a);
+	ctf_pbuf_set_oom(&b);
+	assert_int_equal(pthread_create(&t, NULL, oom_writer, &a), 0);
+	assert_int_equal(pthread_join(t, &pa), 0);
+	/* The same buffer, then written by this thread. */
+	pm = oom_writer(&a);
+	assert_ptr_not_equal(pa, pm);
+	assert_true(a.oom);
+	/* Each reserve starts over at the scratch: nothing accumulates. */
+	assert_ptr_equal(oom_writer(&b), pm);
+	assert_ptr_equal(oom_writer(&b), pm);
+	assert_int_equal(b.len, 16);
+	/* Formatters keep working, their output dropped. */
+	ctf_fmt_int(&b, UINT64_MAX, false, 64, 2);
+	assert_true(b.oom);
+	assert_true(b.len <= 68);
+	ctf_pbuf_release(&a);
+	ctf_pbuf_release(&b);
+	assert_false(a.oom);
+	assert_null(a.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decimal),	      cmocka_unit_test(test_hex),
-		cmocka_unit_test(test_octal),	      cmocka_unit_test(test_binary),
-		cmocka_unit_test(test_double),	      cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_time_utc),      cmocka_unit_test(test_time_zones),
-		cmocka_unit_test(test_time_negative), cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_oom_scratch_per_thread),
+		cmocka_unit_test(test_decimal),
+		cmocka_unit_test(test_hex),
+		cmocka_unit_test(test_octal),
+		cmocka_unit_test(test_binary),
+		cmocka_unit_test(test_double),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_time_utc),
+		cmocka_unit_test(test_time_zones),
+		cmocka_unit_test(test_time_negative),
+		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_pad_and_uuid),
 	};
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);
