@@ -19,6 +19,7 @@
 
 #include "ctf/pretty-internal.h"
 #include "ctf/reader-internal.h"
+#include "common/alloc.h"
 #include "common/common.h"
 
 /* babeltrace2 2.0.4's codes: "bright" colors are bold + the normal color. */
@@ -168,7 +169,7 @@ struct strata_ctf_pretty *strata_ctf_pretty_create(const struct strata_ctf_prett
 		errno = EINVAL;
 		return NULL;
 	}
-	p = calloc(1, sizeof(*p));
+	p = strata_calloc_lines(sizeof(*p));
 	if (!p)
 		return NULL;
 	p->out = out;
@@ -1158,7 +1159,7 @@ static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_even
 
 struct strata_ctf_pretty *ctf_pretty_clone(const struct strata_ctf_pretty *p)
 {
-	struct strata_ctf_pretty *c = calloc(1, sizeof(*c));
+	struct strata_ctf_pretty *c = strata_calloc_lines(sizeof(*c));
 
 	if (!c)
 		return NULL;
