@@ -847,27 +847,6 @@ static int variant_shapes(struct compile_ctx *cc, const struct dnode *v, uint32_
 	return 0;
 }
 
-/* Whether sh can decode with exec_header() (struct dshape.header). */
-static bool header_shape(struct dshape *sh, const struct ds_variant *var, const struct dnode *root)
-{
-	if (root->n_children != 2 || sh->n_vals != 3 || sh->n_ops != 1 ||
-	    sh->ops[0].op != DS_LEAF || sh->ops[0].vidx != 1 || var->tag != 1 || var->vidx != 2)
-		return false;
-	sh->max_vals = 0;
-	for (uint32_t o = 0; o < var->dn->n_children; o++) {
-		const struct dshape *sub = var->subs[o];
-
-		if (sub->n_vals != sub->n_ops + 1 || var->dn->children[o]->kind != DN_STRUCT)
-			return false;
-		for (uint32_t i = 0; i < sub->n_ops; i++)
-			if (sub->ops[i].op != DS_LEAF || sub->ops[i].dn->kind != DN_INT ||
-			    sub->ops[i].vidx != i + 1)
-				return false;
-		sh->max_vals = MAX(sh->max_vals, 3 + sub->n_vals);
-	}
-	return true;
-}
-
 /* The shape of a scope root, or NULL when it has none. */
 static int build_shape(struct compile_ctx *cc, const struct dnode *dn, enum ctf_scope scope,
 		       const struct dshape **ret)
@@ -909,7 +888,6 @@ static int build_shape(struct compile_ctx *cc, const struct dnode *dn, enum ctf_
 	r = shape_store(cc, &sb, &sh);
 	if (r == 0) {
 		sh->var = var;
-		sh->header = var && header_shape(sh, var, dn);
 		*ret = sh;
 	}
 out:

@@ -1008,70 +1008,6 @@ static inline bool shape_room(struct ctf_dec *d, uint32_t used, uint32_t n)
 	return true;
 }
 
-/* One integer of a header (struct dshape.header) into v; false if it does not fit. */
-static inline __attribute__((always_inline)) bool
-header_int(struct ctf_dec *d, const struct ds_op *op, struct ctf_value *v)
-{
-	const struct dnode *dn = op->dn;
-	uint64_t pos = (d->pos + op->align - 1) & ~((uint64_t)op->align - 1), raw;
-
-	if (unlikely(pos > d->end) || unlikely(d->end - pos < dn->size))
-		return false;
-	d->pos = pos;
-	raw = read_raw(d, dn);
-	if (dn->is_signed && dn->size < 64) {
-		uint64_t m = UINT64_C(1) << (dn->size - 1);
-
-		v->u = (raw ^ m) - m;
-	} else {
-		v->u = raw;
-	}
-	if (dn->notes)
-		note_int(d, dn, raw);
-	return true;
-}
-
-/*
- * exec_shape() for headers (struct dshape.header): the same values, with
- * the tag, the variant and each option's integers in one straight pass.
- */
-static int exec_header(struct ctf_dec *d, const struct dshape *sh)
-{
-	struct ctf_values *o = d->out;
-	const struct ds_variant *var = sh->var;
-	const uint64_t pos0 = d->pos;
-	const struct dshape *sub;
-	struct ctf_value *v;
-	uint32_t opt;
-
-	if (unlikely(o->cap - o->n < sh->max_vals))
-		return 1;
-	v = o->v + o->n;
-	v[0] = sh->tmpl[0];
-	v[1] = sh->tmpl[1];
-	v[2] = sh->tmpl[2];
-	if (unlikely(!header_int(d, &sh->ops[0], &v[1])))
-		goto redo;
-	opt = variant_pick(var->dn, &v[1]);
-	if (unlikely(opt == UINT32_MAX))
-		goto redo;
-	sub = var->subs[opt];
-	v[2].option = opt;
-	v[2].nsub = sub->n_vals;
-	v[0].nsub += sub->n_vals;
-	v[3] = sub->tmpl[0];
-	for (uint32_t i = 0; i < sub->n_ops; i++) {
-		v[4 + i] = sub->tmpl[1 + i];
-		if (unlikely(!header_int(d, &sub->ops[i], &v[4 + i])))
-			goto redo;
-	}
-	o->n += 3 + sub->n_vals;
-	return 0;
-redo:
-	d->pos = pos0;
-	return 1;
-}
-
 /*
  * Decode a scope with its shape (struct dshape): 0, or 1 when the program
  * must decode it instead (nothing kept: position and values as before).
@@ -1121,8 +1057,7 @@ int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *
 	dec->root[scope].vals = dec->out;
 	dec->root[scope].idx = dec->out->n;
 	dec->root[scope].present = true;
-	if (root->shape && likely((root->shape->header ? exec_header(dec, root->shape) :
-							 exec_shape(dec, root->shape)) == 0))
+	if (root->shape && likely(exec_shape(dec, root->shape) == 0))
 		return 0;
 	if (root->prog)
 		return exec_prog(dec, root->prog);

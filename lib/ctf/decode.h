@@ -219,13 +219,6 @@ struct dshape {
 	uint32_t n_ops;
 	const struct ds_op *ops;
 	const struct ds_variant *var; /* or NULL */
-	/*
-	 * Event headers: only the tag before the variant, and each option a
-	 * struct of integers (DS_LEAF ops), so the whole header decodes in
-	 * one straight pass (exec_header()); max_vals is the most it takes.
-	 */
-	bool header;
-	uint32_t max_vals;
 };
 
 /* Decoding tables for one event class. */

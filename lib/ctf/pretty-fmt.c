@@ -13,7 +13,6 @@
 #include <time.h>
 
 #include "ctf/pretty-internal.h"
-#include "common/alloc.h"
 #include "common/common.h"
 
 #define NSEC_PER_SEC 1000000000LL
@@ -57,13 +56,9 @@ char *ctf_pbuf_grow(struct ctf_pbuf *b, size_t n)
 			goto fail;
 		cap *= 2;
 	}
-	/* Lines of its own: the other thread writes its buffers all the time. */
-	p = strata_calloc_lines(cap);
+	p = realloc(b->data, cap);
 	if (!p)
 		goto fail;
-	if (b->len)
-		memcpy(p, b->data, b->len);
-	free(b->data);
 	b->data = p;
 	b->cap = cap;
 	return b->data + b->len;

@@ -19,7 +19,6 @@
 
 #include "ctf/pretty-internal.h"
 #include "ctf/reader-internal.h"
-#include "common/alloc.h"
 #include "common/common.h"
 
 /* babeltrace2 2.0.4's codes: "bright" colors are bold + the normal color. */
@@ -169,7 +168,7 @@ struct strata_ctf_pretty *strata_ctf_pretty_create(const struct strata_ctf_prett
 		errno = EINVAL;
 		return NULL;
 	}
-	p = strata_calloc_lines(sizeof(*p));
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->out = out;
@@ -1159,7 +1158,7 @@ static int print_event(struct strata_ctf_pretty *p, const struct strata_ctf_even
 
 struct strata_ctf_pretty *ctf_pretty_clone(const struct strata_ctf_pretty *p)
 {
-	struct strata_ctf_pretty *c = strata_calloc_lines(sizeof(*c));
+	struct strata_ctf_pretty *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;

@@ -21,7 +21,6 @@
 #include <strata/error.h>
 
 #include "ctf/stream.h"
-#include "common/alloc.h"
 #include "common/common.h"
 
 #define DISCOVER_MAX_DEPTH 64
@@ -442,7 +441,7 @@ int ctf_trace_open_streams(const struct ctf_reader_trace *rt, char *const *dirs,
 			goto out;
 		}
 		*streams = ns;
-		s = strata_calloc_lines(sizeof(*s));
+		s = calloc(1, sizeof(*s));
 		if (!s) {
 			r = -ENOMEM;
 			goto out;

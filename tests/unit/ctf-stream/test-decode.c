@@ -349,7 +349,6 @@ static void test_shapes(void **state)
 	assert_int_equal(ctf_trace_dec_create(tc, &td, NULL, 0), 0);
 	assert_non_null(td->scs[0].event_header->shape);
 	assert_non_null(td->scs[0].event_header->shape->var);
-	assert_true(td->scs[0].event_header->shape->header);
 	assert_non_null(td->scs[0].ecs[0].payload->shape);
 	assert_null(td->scs[0].ecs[0].payload->shape->var);
 	assert_null(td->scs[0].ecs[1].payload->shape);
