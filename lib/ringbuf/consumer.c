@@ -288,17 +288,31 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 		uint64_t w, c, skipped, w2;
 		int r;
 
-		/* pairs with the producers' acq_rel CAS of write_pos (C) */
-		w = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
 		c = cc->consumed;
 		if (ch->mode == RB_MODE_OVERWRITE) {
-			/* Producers push consumed_pos forward; only forward, aligned. */
+			/*
+			 * Producers push consumed_pos forward; only forward,
+			 * aligned, and never past write_pos. Read it first: a
+			 * write_pos read after it is then at least as far. The
+			 * other way round, producers lapping a consumer preempted
+			 * between the two loads made consumed_pos look past
+			 * write_pos, a corrupt ring.
+			 */
 			uint64_t sc =
 				atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire);
 
+			/* pairs with the producers' acq_rel CAS of write_pos (C) */
+			w = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
 			if (sc & (ch->subbuf_size - 1) || sc < c)
 				return -STRATA_ESTREAM;
 			c = sc;
+			/* Lapped between the loads: read both again, a bounded number of times. */
+			if (w >= c && w - c > ch->cpu_buf_size + ch->subbuf_size &&
+			    tries < ch->num_subbufs + 1)
+				continue;
+		} else {
+			/* pairs with the producers' acq_rel CAS of write_pos (C) */
+			w = atomic_load_explicit(&ctl->write_pos, memory_order_acquire);
 		}
 		if (w < c || w - c > ch->cpu_buf_size + ch->subbuf_size)
 			return -STRATA_ESTREAM;
