@@ -69,6 +69,31 @@ int ctf_write_rewind(int fd, uint64_t offset, int idx_fd, off_t idx_off)
 	return 0;
 }
 
+int ctf_write_packet(int fd, uint64_t offset, int idx_fd, const struct ctf_write_piece *pieces,
+		     unsigned int n, const struct ctf_packet_info *pi, bool *ret_broken)
+{
+	uint8_t idx[CTF_INDEX_ENTRY_LEN];
+	off_t idx_off = lseek(idx_fd, 0, SEEK_CUR);
+	int ret = 0;
+
+	for (unsigned int i = 0; ret == 0 && i < n; i++)
+		if (pieces[i].len)
+			ret = ctf_write_full(fd, pieces[i].data, pieces[i].len);
+	if (ret == 0) {
+		ctf_index_entry_write(idx, offset, pi);
+		ret = ctf_write_full(idx_fd, idx, sizeof(idx));
+	}
+	/*
+	 * A full disk (or any write error): take back what this packet wrote,
+	 * so the files end on a whole packet and stay readable. Later packets
+	 * are still tried; the sequence-number gap makes readers report the
+	 * packets lost here.
+	 */
+	if (ret < 0 && ctf_write_rewind(fd, offset, idx_fd, idx_off) < 0)
+		*ret_broken = true;
+	return ret;
+}
+
 int ctf_write_full(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;

@@ -209,4 +209,19 @@ int ctf_write_full(int fd, const void *buf, size_t len);
  */
 int ctf_write_rewind(int fd, uint64_t offset, int idx_fd, off_t idx_off);
 
+/* A piece of a packet for ctf_write_packet(). */
+struct ctf_write_piece {
+	const void *data;
+	size_t len;
+};
+
+/*
+ * Append a packet, given as n pieces, to a stream file whose end is offset,
+ * and its entry for pi to the index file. Returns 0, or -errno with both
+ * files taken back to whole packets (ctf_write_rewind()); *ret_broken is
+ * set when even that failed and the files can take no more packets.
+ */
+int ctf_write_packet(int fd, uint64_t offset, int idx_fd, const struct ctf_write_piece *pieces,
+		     unsigned int n, const struct ctf_packet_info *pi, bool *ret_broken);
+
 #endif

@@ -206,22 +206,13 @@ static enum kernel_event_type event_type(uint8_t t)
 static void write_packet(struct ks_channel *kc, struct ks_stream *st, const uint8_t *buf,
 			 size_t size, const struct ctf_packet_info *pi)
 {
-	uint8_t idx[CTF_INDEX_ENTRY_LEN];
-	off_t idx_off;
+	struct ctf_write_piece piece = { buf, size };
 	int ret;
 
 	if (st->broken)
 		return;
-	idx_off = lseek(st->idx_fd, 0, SEEK_CUR);
-	ret = ctf_write_full(st->fd, buf, size);
-	if (ret == 0) {
-		ctf_index_entry_write(idx, st->offset, pi);
-		ret = ctf_write_full(st->idx_fd, idx, sizeof(idx));
-	}
+	ret = ctf_write_packet(st->fd, st->offset, st->idx_fd, &piece, 1, pi, &st->broken);
 	if (ret < 0) {
-		/* A full disk: keep the files on whole packets (see trace-ust.c). */
-		if (ctf_write_rewind(st->fd, st->offset, st->idx_fd, idx_off) < 0)
-			st->broken = true;
 		if (!kc->err)
 			kc->err = ret;
 		return;

@@ -211,10 +211,9 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 	struct ctf_packet_info pi = { .stream_id = b->stream_id,
 				      .stream_instance_id = pkt->cpu,
 				      .cpu_id = pkt->cpu };
-	uint8_t hdr[CTF_PACKET_HEADER_LEN], idx[CTF_INDEX_ENTRY_LEN];
+	uint8_t hdr[CTF_PACKET_HEADER_LEN];
 	size_t size = ctf_packet_size(pkt->size);
 	size_t pad = size - CTF_PACKET_HEADER_LEN - pkt->size;
-	off_t idx_off;
 	int ret;
 
 	if (st->broken)
@@ -244,25 +243,13 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 		b->pad = p;
 		b->pad_len = pad;
 	}
-	idx_off = lseek(st->idx_fd, 0, SEEK_CUR);
-	ret = ctf_write_full(st->fd, hdr, sizeof(hdr));
-	if (ret == 0)
-		ret = ctf_write_full(st->fd, pkt->data, pkt->size);
-	if (ret == 0 && pad)
-		ret = ctf_write_full(st->fd, b->pad, pad);
-	if (ret == 0) {
-		ctf_index_entry_write(idx, st->offset, &pi);
-		ret = ctf_write_full(st->idx_fd, idx, sizeof(idx));
-	}
+	ret = ctf_write_packet(st->fd, st->offset, st->idx_fd,
+			       (const struct ctf_write_piece[]){ { hdr, sizeof(hdr) },
+								 { pkt->data, pkt->size },
+								 { b->pad, pad } },
+			       3, &pi, &st->broken);
 	if (ret < 0) {
-		/*
-		 * A full disk (or any write error): take back what this packet
-		 * wrote, so the files end on a whole packet and stay readable.
-		 * Later packets are still tried; the sequence-number gap makes
-		 * readers report the packets lost here. stop reports the error.
-		 */
-		if (ctf_write_rewind(st->fd, st->offset, st->idx_fd, idx_off) < 0)
-			st->broken = true;
+		/* The files still end on a whole packet; stop reports the error. */
 		if (!b->write_err)
 			b->write_err = ret;
 		return;
