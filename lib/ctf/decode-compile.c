@@ -153,23 +153,19 @@ uint32_t ctf_dec_member_offset(const struct ctf_type *st, uint32_t m)
 static uint32_t static_path_off(const struct compile_ctx *cc, const struct ctf_field_path *path)
 {
 	const struct ctf_type *t;
-	uint64_t off = 0, e;
+	uint64_t off = 0;
 
 	if (cc->generic || path->scope >= CTF_SCOPE_COUNT)
 		return CTF_DEC_NO_OFF;
 	t = cc->scope_type[path->scope];
 	for (uint32_t s = 0; s < path->len; s++) {
-		if (!t || t->kind != CTF_TYPE_STRUCT || path->index[s] >= t->structure.n_fields)
+		uint32_t m = ctf_dec_member_offset(t, path->index[s]);
+
+		if (m == CTF_DEC_NO_OFF)
 			return CTF_DEC_NO_OFF;
-		off++;
-		for (uint32_t k = 0; k < path->index[s]; k++) {
-			e = fixed_values(t->structure.fields[k].type, 0);
-			if (e == UINT64_MAX)
-				return CTF_DEC_NO_OFF;
-			off += e;
-			if (off >= CTF_DEC_MAX_VALUES)
-				return CTF_DEC_NO_OFF;
-		}
+		off += m;
+		if (off >= CTF_DEC_MAX_VALUES)
+			return CTF_DEC_NO_OFF;
 		t = t->structure.fields[path->index[s]].type;
 	}
 	if (!t || (t->kind != CTF_TYPE_INT && t->kind != CTF_TYPE_ENUM))

@@ -875,12 +875,9 @@ static void fill_array(struct ctf_value *v, const struct dn_flat *f, const uint8
 		}
 		break;
 	default:
-		for (k = 0; k < n; k++, p += stride) {
-			const struct ctf_type *t = v[k].type;
-
+		/* flat_value() also writes what the template holds: the same. */
+		for (k = 0; k < n; k++, p += stride)
 			flat_value(&v[k], f, p);
-			v[k].type = t;
-		}
 		break;
 	}
 }
