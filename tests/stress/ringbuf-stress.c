@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "common/common.h"
+#include "ringbuf/layout.h"
 #include "ringbuf/ringbuf.h"
 
 #define MAX_WRITERS 8192
@@ -70,12 +71,20 @@ struct rec_head {
 /* rb_reserve_ts writers: compact form allowed below 2^TS_BITS ns between records. */
 #define TS_BITS 14
 
+/* Per CPU buffer, only for explaining a failure (dump_cpu_state). */
+struct cpu_stat {
+	uint64_t packets, records, repaired, flushed;
+	uint64_t skipped; /* sub-buffers never delivered (seq gaps): overwritten */
+	uint64_t next_seq; /* seq + 1 of the last packet, 0 before the first */
+};
+
 struct verify {
 	uint8_t *seen[MAX_WRITERS]; /* bitmap of recorded seqs */
 	uint64_t seen_cap[MAX_WRITERS];
 	uint64_t recorded[MAX_WRITERS];
 	uint64_t *last_ts; /* per cpu */
 	uint64_t *last_lost; /* per cpu: lost_total of the last packet */
+	struct cpu_stat *cpu;
 	uint64_t records, packets, errors;
 	uint64_t forms[3];
 };
@@ -255,9 +264,18 @@ static int fail(const char *what, uint32_t cpu, uint64_t a, uint64_t b)
 
 static void check_packet(const struct rb_packet *pkt)
 {
+	struct cpu_stat *cs = &ver.cpu[pkt->cpu];
 	uint64_t i, prev_ts = 0;
 
 	ver.packets++;
+	cs->packets++;
+	cs->records += pkt->nr_records;
+	cs->repaired += !!(pkt->flags & RB_PACKET_REPAIRED);
+	cs->flushed += !!(pkt->flags & RB_PACKET_FLUSHED);
+	/* The consumer starts at seq 0: every gap is overwritten sub-buffers. */
+	if (pkt->seq >= cs->next_seq)
+		cs->skipped += pkt->seq - cs->next_seq;
+	cs->next_seq = pkt->seq + 1;
 	if (pkt->lost_total < ver.last_lost[pkt->cpu])
 		fail("packet loss count went back", pkt->cpu, pkt->lost_total,
 		     ver.last_lost[pkt->cpu]);
@@ -367,6 +385,58 @@ static void *consumer_thread(void *p)
 	return NULL;
 }
 
+/*
+ * On a failed accounting check: what each CPU buffer holds and what the
+ * consumer saw, so that a rare failure explains itself. In overwrite mode,
+ * lost_overwrite / skipped sub-buffers is the mean count of records the
+ * pushing producers recorded per overwritten sub-buffer, to compare with the
+ * records per delivered packet: a missing push count shows up as a deficit
+ * of about one sub-buffer's records.
+ */
+static void dump_cpu_state(void)
+{
+	uint32_t cpu, w, shown = 0;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		struct rb_cpu_ctl *ctl = rb_cpu_ctl(chan, cpu);
+		const struct cpu_stat *cs = &ver.cpu[cpu];
+
+		fprintf(stderr,
+			"  cpu %u: write_pos=%llu consumed_pos=%llu lost_full=%llu lost_big=%llu "
+			"lost_wrap=%llu lost_overwrite=%llu consumer_lost=%llu last_packet_lost=%llu\n"
+			"         packets=%llu records=%llu repaired=%llu flushed=%llu "
+			"skipped_subbufs=%llu next_seq=%llu\n",
+			cpu, (unsigned long long)atomic_load(&ctl->write_pos),
+			(unsigned long long)atomic_load(&ctl->consumed_pos),
+			(unsigned long long)atomic_load(&ctl->lost_full),
+			(unsigned long long)atomic_load(&ctl->lost_big),
+			(unsigned long long)atomic_load(&ctl->lost_wrap),
+			(unsigned long long)atomic_load(&ctl->lost_overwrite),
+			(unsigned long long)rb_consumer_lost(cons, cpu),
+			(unsigned long long)ver.last_lost[cpu], (unsigned long long)cs->packets,
+			(unsigned long long)cs->records, (unsigned long long)cs->repaired,
+			(unsigned long long)cs->flushed, (unsigned long long)cs->skipped,
+			(unsigned long long)cs->next_seq);
+	}
+	for (w = 1; w < atomic_load(&sh->next_writer); w++) {
+		struct wstat *ws = &sh->w[w];
+		uint64_t started = atomic_load(&ws->started), done = atomic_load(&ws->done);
+
+		/* Killed writers and any writer with a record in flight at the end. */
+		if (!atomic_load(&ws->killed) && started == done)
+			continue;
+		if (shown++ == 32) {
+			fprintf(stderr, "  (more writers not shown)\n");
+			break;
+		}
+		fprintf(stderr,
+			"  writer %u%s: started=%llu done=%llu dropped=%llu recorded=%llu\n", w,
+			atomic_load(&ws->killed) ? " (killed)" : "", (unsigned long long)started,
+			(unsigned long long)done, (unsigned long long)atomic_load(&ws->dropped),
+			(unsigned long long)ver.recorded[w]);
+	}
+}
+
 static int run(enum rb_mode mode, double seconds)
 {
 	struct rb_config cfg = {
@@ -390,8 +460,9 @@ static int run(enum rb_mode mode, double seconds)
 	memset(&ver, 0, sizeof(ver));
 	ver.last_ts = calloc(nr_cpus, sizeof(uint64_t));
 	ver.last_lost = calloc(nr_cpus, sizeof(uint64_t));
+	ver.cpu = calloc(nr_cpus, sizeof(*ver.cpu));
 	flushed = calloc(nr_cpus, sizeof(*flushed));
-	if (!targs || !ver.last_ts || !ver.last_lost || !flushed ||
+	if (!targs || !ver.last_ts || !ver.last_lost || !ver.cpu || !flushed ||
 	    rb_channel_create(&cfg, &chan) < 0 || rb_consumer_create(chan, &opts, &cons) < 0) {
 		fprintf(stderr, "setup failed\n");
 		return -1;
@@ -529,6 +600,8 @@ static int run(enum rb_mode mode, double seconds)
 		fprintf(stderr, "FAIL: nothing recorded\n");
 		ok = 0;
 	}
+	if (!ok)
+		dump_cpu_state();
 	printf("%s: writers=%u kills=%llu emitted=%llu recorded=%llu dropped=%llu "
 	       "reported_lost=%llu packets=%llu compact=%llu extended=%llu "
 	       "max_writer_latency=%.3f ms: %s\n",
@@ -543,6 +616,7 @@ static int run(enum rb_mode mode, double seconds)
 		free(ver.seen[w]);
 	free(ver.last_ts);
 	free(ver.last_lost);
+	free(ver.cpu);
 	free(flushed);
 	free(targs);
 	rb_consumer_destroy(cons);
