@@ -268,6 +268,27 @@ static void fill_close(struct rb_consumer *cons, uint32_t cpu, uint64_t seq, str
 	pkt->lost_total = MIN(lost, rb_lost_shared(rb_cpu_ctl(cons->ch, cpu)));
 }
 
+/*
+ * Overwrite mode: move consumed_pos from c to next unless a producer pushed
+ * it (layout.h): the same 16-byte CAS as the push, lost_overwrite unchanged.
+ * Retried once on a torn pair, as the producer does.
+ */
+static int take_subbuf(struct rb_cpu_ctl *ctl, uint64_t c, uint64_t next)
+{
+	uint64_t pos = c, lost = atomic_load_explicit(&ctl->lost_overwrite, memory_order_relaxed);
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		/* pairs with the producers' load-acquire of consumed_pos and
+		 * their rb_reader_cas (A) */
+		if (rb_reader_cas(ctl, &pos, &lost, next, lost))
+			return 1;
+		if (pos != c)
+			return 0;
+	}
+	return 0;
+}
+
 int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int flags,
 		     struct rb_packet *ret_pkt)
 {
@@ -339,8 +360,6 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 		pkt.seq = c >> ch->subbuf_shift;
 		fill_close(cons, cpu, pkt.seq, &pkt);
 		if (ch->mode == RB_MODE_OVERWRITE) {
-			uint64_t expected = c;
-
 			/* pairs with the producer's release fence after its CAS (F) */
 			atomic_thread_fence(memory_order_acquire);
 			w2 = atomic_load_explicit(&ctl->write_pos, memory_order_relaxed);
@@ -353,9 +372,7 @@ int rb_consumer_read(struct rb_consumer *cons, unsigned int cpu, unsigned int fl
 					return -EAGAIN;
 				continue;
 			}
-			if (!atomic_compare_exchange_strong_explicit(
-				    &ctl->consumed_pos, &expected, c + ch->subbuf_size,
-				    memory_order_acq_rel, memory_order_relaxed))
+			if (!take_subbuf(ctl, c, c + ch->subbuf_size))
 				continue; /* pushed meanwhile: those records were counted */
 		} else {
 			/* pairs with the producers' load-acquire of consumed_pos (A) */

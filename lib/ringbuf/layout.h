@@ -10,8 +10,9 @@
  *   +-----------------+---------------------------------------+----------------
  *   | rb_shm_header   | rb_cpu_ctl[cpu] (cache-line aligned)  | cpu 0 data ...
  *   | magic, version, |   write_pos   (own cache line)        | cpu 1 data ...
- *   | word size,      |   consumed_pos (own cache line)       |
- *   | geometry,       |   lost_* counters                     |
+ *   | word size,      |   consumed_pos|lost_overwrite (one    |
+ *   | geometry,       |     16-byte word, own cache line)     |
+ *   |                 |   other lost_* counters               |
  *   | wakeup_armed    |   rb_subbuf_ctl[num_subbufs]          |
  *   |                 |     (ts at open/close, lost at close) |
  *   +-----------------+---------------------------------------+----------------
@@ -48,7 +49,8 @@
  *      walk its old headers: a RESERVED record of a live writer, or a hole
  *      not yet declared dead by the consumer, blocks (lost_wrap++): their
  *      writers' late stores would corrupt the new data; otherwise push
- *      consumed_pos past it and count its records as overwritten (below);
+ *      consumed_pos past it, counting its records as overwritten in the
+ *      same instruction (below);
  *   3. CAS write_pos o -> end (retry from 1 on failure);
  *   4. write our RESERVED header (first: it closes the hole window), then
  *      the PADDING header of the previous sub-buffer if we switched;
@@ -99,7 +101,17 @@
  * forward itself ("push", before its write_pos CAS, so the reader position
  * never lags by more than the buffer) and counts the overwritten records.
  * Exactly one of the two CASes wins, so each record is either delivered or
- * counted lost, never both.
+ * counted lost, never both. Both CASes are on the 16-byte word
+ * {consumed_pos, lost_overwrite} (rb_reader_cas): the push moves the reader
+ * and adds the count in one instruction, so a producer killed at any
+ * instruction has done both or neither. (Layout 2 added the count with a
+ * fetch_add after a CAS of consumed_pos alone: a producer SIGKILLed between
+ * the two left a whole sub-buffer's records neither delivered nor counted,
+ * the rare ringbuf-stress failure "recorded + lost vs emitted" short by
+ * ~90 records; tests/unit/ringbuf kills a pusher right after its CAS.) The
+ * consumer's CAS leaves lost_overwrite as it is; only pushes change it, so
+ * a CAS failing with consumed_pos unchanged only saw a torn pair, and is
+ * retried once with the pair it returned.
  *
  * Loss accounting: the lost_* counters only grow. Whoever closes a
  * sub-buffer (the reserver that moves past its end, an exact fit, or the
@@ -139,6 +151,7 @@
  *
  * Memory ordering pairs (each site names its pair with "pairs with"):
  *   A. producer load-acquire consumed_pos  <-> consumer store-release consumed_pos
+ *      (overwrite: its rb_reader_cas, a full barrier)
  *   B. producer store-release COMMITTED hdr <-> consumer load-acquire hdr
  *   C. producer CAS write_pos (acq_rel)     <-> consumer load-acquire write_pos
  *   D. producer store-release begin_seq/end_seq (after ts, lost_end)
@@ -151,12 +164,13 @@
 #define STRATA_RINGBUF_LAYOUT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ringbuf/ringbuf.h"
 
 #define RB_SHM_MAGIC 0x42525453u /* "STRB" little-endian */
-#define RB_SHM_VERSION 2u /* 2: rb_subbuf_ctl.lost_end */
+#define RB_SHM_VERSION 3u /* 2: rb_subbuf_ctl.lost_end; 3: consumed_pos|lost_overwrite */
 #define RB_CACHELINE 64u
 #define RB_PAGE 4096u
 
@@ -192,13 +206,55 @@ struct rb_cpu_ctl {
 	_Alignas(RB_CACHELINE) _Atomic uint64_t write_pos;
 	_Atomic uint64_t last_ts; /* rb_reserve_ts: ts of a recent record (same line:
 				     written right after the write_pos CAS) */
+	/* One 16-byte word in overwrite mode, changed only by rb_reader_cas(). */
 	_Alignas(RB_CACHELINE) _Atomic uint64_t consumed_pos;
+	_Atomic uint64_t lost_overwrite; /* overwrite: records overwritten unread */
 	_Alignas(RB_CACHELINE) _Atomic uint64_t lost_full; /* discard: buffer full */
 	_Atomic uint64_t lost_big; /* record larger than a sub-buffer */
 	_Atomic uint64_t lost_wrap; /* overwrite: oldest still being written */
-	_Atomic uint64_t lost_overwrite; /* overwrite: records overwritten unread */
 	/* followed by struct rb_subbuf_ctl[num_subbufs] */
 };
+
+_Static_assert(offsetof(struct rb_cpu_ctl, lost_overwrite) ==
+		       offsetof(struct rb_cpu_ctl, consumed_pos) + sizeof(uint64_t),
+	       "rb_reader_cas: the pair is one 16-byte word");
+
+#ifndef __GCC_HAVE_SYNC_COMPARE_AND_SWAP_16
+#error "lib/ringbuf needs a 16-byte compare-and-swap (x86-64: -mcx16, see meson.build)"
+#endif
+
+__extension__ typedef unsigned __int128 rb_u128;
+
+/*
+ * Overwrite mode: {*pos, *lost} -> {new_pos, new_lost} as one word if
+ * consumed_pos and lost_overwrite still hold *pos and *lost; else 0 with the
+ * pair as found in *pos, *lost. A full barrier (lock cmpxchg16b on x86-64;
+ * the build refuses targets without a 16-byte CAS rather than fall back to a
+ * lock that a killed process could hold). Loads of either half alone stay
+ * plain 64-bit atomic loads.
+ */
+static inline int rb_reader_cas(struct rb_cpu_ctl *ctl, uint64_t *pos, uint64_t *lost,
+				uint64_t new_pos, uint64_t new_lost)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	rb_u128 old = (rb_u128)*lost << 64 | *pos, nw = (rb_u128)new_lost << 64 | new_pos, cur;
+#else
+	rb_u128 old = (rb_u128)*pos << 64 | *lost, nw = (rb_u128)new_pos << 64 | new_lost, cur;
+#endif
+
+	/* consumed_pos is cache-line aligned: the pair is 16-byte aligned. */
+	cur = __sync_val_compare_and_swap((rb_u128 *)(void *)&ctl->consumed_pos, old, nw);
+	if (cur == old)
+		return 1;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	*pos = (uint64_t)cur;
+	*lost = (uint64_t)(cur >> 64);
+#else
+	*pos = (uint64_t)(cur >> 64);
+	*lost = (uint64_t)cur;
+#endif
+	return 0;
+}
 
 /* Sum of the buffer's shared loss counters (each only grows). */
 static inline uint64_t rb_lost_shared(struct rb_cpu_ctl *ctl)

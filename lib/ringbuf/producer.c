@@ -148,27 +148,38 @@ static int64_t overwrite_check(const struct rb_channel *ch, uint32_t cpu, uint64
  * the reader has been moved off it: consumed_pos never lags write_pos by more
  * than the buffer. Exactly one of this CAS and the consumer's CAS on
  * consumed_pos wins (layout.h): each record is delivered or counted, once.
- * If our write_pos CAS then fails, the pushed records are still counted lost
- * (nobody reads them): accounting stays exact.
+ * The count goes in with the same CAS (rb_reader_cas), never after it: this
+ * process may be killed at any instruction, and a whole sub-buffer of
+ * records would then be neither read nor counted. If our write_pos CAS then
+ * fails, the pushed records are still counted lost (nobody reads them):
+ * accounting stays exact.
  */
 static int overwrite_push(const struct rb_channel *ch, uint32_t cpu, uint64_t old_start)
 {
 	struct rb_cpu_ctl *ctl = rb_cpu_ctl(ch, cpu);
-	uint64_t expected = old_start;
+	uint64_t pos, lost;
 	int64_t count;
+	int tries;
 
-	/* pairs with the consumer's CAS of consumed_pos */
-	if (atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire) != old_start)
+	/* pairs with the consumer's rb_reader_cas (A) */
+	pos = atomic_load_explicit(&ctl->consumed_pos, memory_order_acquire);
+	if (pos != old_start)
 		return 0; /* already read (or pushed by another producer) */
 	count = overwrite_check(ch, cpu, old_start);
 	if (count < 0)
 		return -ENOBUFS;
-	if (atomic_compare_exchange_strong_explicit(&ctl->consumed_pos, &expected,
-						    old_start + ch->subbuf_size,
-						    memory_order_acq_rel, memory_order_acquire))
-		atomic_fetch_add_explicit(&ctl->lost_overwrite, (uint64_t)count,
-					  memory_order_relaxed);
-	return 0;
+	lost = atomic_load_explicit(&ctl->lost_overwrite, memory_order_relaxed);
+	/* A failure with consumed_pos unchanged only read a torn pair: once
+	 * more with the pair the CAS saw. Twice: an app scribbling on the
+	 * counter cannot keep us here. */
+	for (tries = 0; tries < 2; tries++) {
+		if (rb_reader_cas(ctl, &pos, &lost, old_start + ch->subbuf_size,
+				  lost + (uint64_t)count))
+			return 0;
+		if (pos != old_start)
+			return 0; /* the consumer or another producer took it */
+	}
+	return -ENOBUFS;
 }
 
 static uint32_t current_cpu(const struct rb_channel *ch)

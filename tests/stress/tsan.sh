@@ -13,10 +13,12 @@ set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-6}
 cc=${CC:-cc}
+# lib/ringbuf's 16-byte CAS (layout.h rb_reader_cas), as lib/ringbuf/meson.build.
+case $(uname -m) in x86_64) cx16=-mcx16 ;; *) cx16= ;; esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 
-$cc -std=gnu11 -g -O1 -fsanitize=thread -D_GNU_SOURCE -Wno-tsan \
+$cc -std=gnu11 -g -O1 -fsanitize=thread -D_GNU_SOURCE -Wno-tsan $cx16 \
 	-I"$src/include" -I"$src/lib" \
 	"$src"/lib/ringbuf/channel.c "$src"/lib/ringbuf/producer.c \
 	"$src"/lib/ringbuf/consumer.c "$src"/tests/stress/ringbuf-stress.c \

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -801,6 +803,65 @@ static void test_overwrite_hole_repair(void **state)
 	rb_channel_destroy(ch);
 }
 
+/*
+ * A producer killed at any instruction of a push (moving the reader past an
+ * unread sub-buffer, layout.h) has counted the records it took from the
+ * reader, or taken none. The child is single-stepped through the reservation
+ * that pushes and killed at the first instruction after consumed_pos moved:
+ * where a count added after the CAS of consumed_pos was still missing.
+ */
+static void test_overwrite_push_killed(void **state)
+{
+	struct rb_channel *ch = make_channel(SB, 2, 1, RB_MODE_OVERWRITE);
+	struct rb_consumer *cons = make_consumer(ch);
+	struct rb_cpu_ctl *ctl = rb_cpu_ctl(ch, 0);
+	uint64_t i, got = 0, steps = 0;
+	struct rb_packet pkt;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	for (i = 0; i < 72; i++) /* fill sub-buffers 0 and 1: 36 records each */
+		assert_int_equal(write_rec(ch, 0, i, 100), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(77);
+		raise(SIGSTOP);
+		/* Laps sub-buffer 0, never read: pushes the reader past it. */
+		write_rec(ch, 0, 72, 100);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		rb_consumer_destroy(cons);
+		rb_channel_destroy(ch);
+		skip(); /* ptrace not permitted here */
+	}
+	assert_true(WIFSTOPPED(status));
+	while (atomic_load(&ctl->consumed_pos) == 0) {
+		/* Bounded: the reservation is a few thousand instructions. */
+		assert_true(++steps < 10000000);
+		assert_int_equal(ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL), 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSTOPPED(status));
+	}
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(atomic_load(&ctl->consumed_pos), SB);
+	/* Killed before its own record was reserved: 36 overwritten, 36 to read. */
+	assert_int_equal(rb_consumer_lost(cons, 0), 36);
+	assert_int_equal(rb_consumer_flush(cons, 0, 1u << 30), 1);
+	while (rb_consumer_read(cons, 0, RB_READ_FORCE, &pkt) == 0)
+		for (i = 0; i < pkt.nr_records; i++)
+			check_rec(&pkt, i, 36 + got++, 100);
+	assert_int_equal(got, 36);
+	assert_int_equal(rb_consumer_lost(cons, 0), 36);
+	rb_consumer_destroy(cons);
+	rb_channel_destroy(ch);
+}
+
 static void test_corrupted_positions(void **state)
 {
 	struct rb_channel *ch = make_channel(SB, 4, 2, RB_MODE_DISCARD);
@@ -1017,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(test_pid_alive),
 		cmocka_unit_test(test_hole),
 		cmocka_unit_test(test_overwrite_hole_repair),
+		cmocka_unit_test(test_overwrite_push_killed),
 		cmocka_unit_test(test_corrupted_positions),
 		cmocka_unit_test(test_random_corruption),
 		cmocka_unit_test(test_attach_and_validation),
