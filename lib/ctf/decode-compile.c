@@ -316,7 +316,7 @@ static struct dn_flat make_flat(const struct dnode *c, uint32_t off)
 			     .load = flat_load(c),
 			     .shift = (uint8_t)(64 - c->size) };
 
-	f.sx = f.load == DL_S8 || f.load == DL_S16 || f.load == DL_S32;
+	f.sx = c->kind == DN_INT && c->is_signed && c->size < 64;
 	return f;
 }
 
@@ -504,9 +504,74 @@ static int emit(struct prog_build *pb, struct dp_insn in)
 	return 0;
 }
 
-/* Append dn (at nesting depth, inside nest inline structs) to pb. */
+/* Where flatten() is: the field path steps from the scope root to dn. */
+struct flat_at {
+	enum ctf_scope scope;
+	uint32_t len;
+	uint32_t step[2 * CTF_DEC_PROG_NEST + 2]; /* a struct and a variant per nesting */
+};
+
+/*
+ * For a sequence, member i of struct st at *at: how many values back from
+ * its own its length is, when the length is an earlier member of st and
+ * the members between take a fixed number of values (LTTng's `_x_length`
+ * right before `x`): no field path walk then. 0 when that does not hold.
+ */
+static uint32_t sibling_back(const struct dnode *seq, const struct dnode *st, uint32_t i,
+			     const struct flat_at *at)
+{
+	const struct ctf_field_path *path = seq->path;
+	uint64_t back = 1, e;
+	uint32_t j;
+
+	if (!path || path->scope != at->scope || path->len != at->len + 1)
+		return 0;
+	for (uint32_t k = 0; k < at->len; k++)
+		if (path->index[k] != at->step[k])
+			return 0;
+	j = path->index[at->len];
+	if (j >= i || st->children[j]->kind != DN_INT)
+		return 0;
+	for (uint32_t m = j + 1; m < i; m++) {
+		e = fixed_values(st->children[m]->type, 0);
+		if (e == UINT64_MAX || e >= CTF_DEC_MAX_VALUES)
+			return 0;
+		back += e;
+		if (back >= CTF_DEC_MAX_VALUES)
+			return 0;
+	}
+	return (uint32_t)back;
+}
+
 static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct dnode *dn,
-		   unsigned depth, unsigned nest)
+		   unsigned depth, unsigned nest, struct flat_at *at);
+
+/* Member i of struct st, at *at (its own step not yet in). */
+static int flatten_member(struct compile_ctx *cc, struct prog_build *pb, const struct dnode *st,
+			  uint32_t i, unsigned depth, unsigned nest, struct flat_at *at)
+{
+	const struct dnode *c = st->children[i];
+	uint32_t back;
+	int r;
+
+	if ((c->kind == DN_SEQUENCE || c->kind == DN_TEXT_SEQUENCE) && !cc->generic &&
+	    (back = sibling_back(c, st, i, at)) != 0)
+		return emit(pb,
+			    (struct dp_insn){
+				    .op = DP_SEQUENCE,
+				    .depth = depth,
+				    .n = back,
+				    .len_signed = st->children[c->path->index[at->len]]->is_signed,
+				    .dn = c });
+	at->step[at->len++] = i;
+	r = flatten(cc, pb, c, depth, nest, at);
+	at->len--;
+	return r;
+}
+
+/* Append dn (at nesting depth, inside nest inline structs, at *at) to pb. */
+static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct dnode *dn,
+		   unsigned depth, unsigned nest, struct flat_at *at)
 {
 	struct dp_insn in = { .op = DP_NODE, .depth = depth, .dn = dn };
 	int r;
@@ -520,6 +585,9 @@ static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct d
 		break;
 	case DN_TEXT_ARRAY:
 		in.op = DP_TEXT_ARRAY;
+		break;
+	case DN_ARRAY:
+		in.op = DP_ARRAY;
 		break;
 	case DN_STRUCT:
 		if (nest >= CTF_DEC_PROG_NEST)
@@ -539,7 +607,7 @@ static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct d
 							       .flat = &dn->flat[i] });
 				i += n;
 			} else {
-				r = flatten(cc, pb, dn->children[i], depth + 1, nest + 1);
+				r = flatten_member(cc, pb, dn, i, depth + 1, nest + 1, at);
 				i++;
 			}
 		}
@@ -564,7 +632,9 @@ static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct d
 		r = emit(pb, in);
 		for (uint32_t i = 0; r == 0 && i < dn->n_children; i++) {
 			targets[i] = pb->n;
-			r = flatten(cc, pb, dn->children[i], depth + 1, nest + 1);
+			at->step[at->len++] = i;
+			r = flatten(cc, pb, dn->children[i], depth + 1, nest + 1, at);
+			at->len--;
 			jumps[i] = pb->n;
 			if (r == 0 && i + 1 < dn->n_children)
 				r = emit(pb, (struct dp_insn){ .op = DP_JUMP });
@@ -584,13 +654,14 @@ static int flatten(struct compile_ctx *cc, struct prog_build *pb, const struct d
 	return emit(pb, in);
 }
 
-static int build_prog(struct compile_ctx *cc, const struct dnode *dn, unsigned depth,
+static int build_prog(struct compile_ctx *cc, const struct dnode *dn, enum ctf_scope scope,
 		      const struct dprog **ret)
 {
+	struct flat_at at = { .scope = scope };
 	struct prog_build pb = { 0 };
 	struct dp_insn *insn;
 	struct dprog *pg;
-	int r = flatten(cc, &pb, dn, depth, 0);
+	int r = flatten(cc, &pb, dn, 0, 0, &at);
 
 	if (r < 0)
 		goto out;
@@ -656,7 +727,11 @@ static uint32_t run_over(const struct dn_flat *flat, uint32_t n, uint32_t bits)
 	uint32_t end = bits / 8, over = 0;
 
 	for (uint32_t k = 0; k < n; k++) {
-		if (flat[k].load >= DL_SWAP || flat[k].load == DL_F32)
+		unsigned base = flat[k].load >= DL_SWAP ? flat[k].load - DL_SWAP : flat[k].load;
+
+		/* flat_bits() swaps with the host little-endian only. */
+		if (base == DL_F32 ||
+		    (flat[k].load >= DL_SWAP && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__))
 			return UINT32_MAX;
 		if (flat[k].off + 8 > end)
 			over = MAX(over, flat[k].off + 8 - end);
@@ -891,6 +966,62 @@ out:
 	return r;
 }
 
+/*
+ * The body shape of an event class (struct ctf_ec_dec .body): the shapes
+ * of its scopes after the header, concatenated, each op's value index
+ * moved past the scopes before it.
+ */
+static int build_body(struct compile_ctx *cc, const struct dnode *stream_ctx,
+		      struct ctf_ec_dec *ecd)
+{
+	const struct dnode *roots[CTF_BODY_COUNT] = { stream_ctx, ecd->context, ecd->payload };
+	uint64_t nv = 0, nops = 0;
+	struct shape_build sb;
+	struct dshape *sh;
+	int r;
+
+	for (int k = 0; k < CTF_BODY_COUNT; k++) {
+		const struct dshape *part;
+
+		ecd->body_idx[k] = UINT32_MAX;
+		if (!roots[k])
+			continue;
+		part = roots[k]->shape;
+		if (!part || part->var)
+			return 0;
+		nv += part->n_vals;
+		nops += part->n_ops;
+	}
+	if (!nv || nv > CTF_DEC_SHAPE_MAX_VALUES || nops > CTF_DEC_SHAPE_MAX_OPS)
+		return 0;
+	r = shape_begin(&sb, nv);
+	if (r < 0)
+		goto out;
+	for (int k = 0; k < CTF_BODY_COUNT; k++) {
+		const struct dshape *part = roots[k] ? roots[k]->shape : NULL;
+		uint32_t base = sb.n_vals;
+
+		if (!part)
+			continue;
+		ecd->body_idx[k] = base;
+		memcpy(&sb.vals[base], part->tmpl, part->n_vals * sizeof(*sb.vals));
+		sb.n_vals += part->n_vals;
+		for (uint32_t i = 0; i < part->n_ops; i++) {
+			struct ds_op op = part->ops[i];
+
+			op.vidx += base;
+			if (!shape_op(&sb, op))
+				goto out;
+		}
+	}
+	r = shape_store(cc, &sb, &sh);
+	if (r == 0)
+		ecd->body = sh;
+out:
+	shape_end(&sb);
+	return r;
+}
+
 static int compile_root(struct compile_ctx *cc, const struct ctf_type *t, enum ctf_scope scope,
 			struct dnode **ret)
 {
@@ -904,7 +1035,7 @@ static int compile_root(struct compile_ctx *cc, const struct ctf_type *t, enum c
 	r = compile_type(cc, t, 0, ret);
 	if (r < 0 || cc->generic)
 		return r;
-	r = build_prog(cc, *ret, 0, &(*ret)->prog);
+	r = build_prog(cc, *ret, scope, &(*ret)->prog);
 	if (r < 0)
 		return r;
 	return build_shape(cc, *ret, scope, &(*ret)->shape);
@@ -968,6 +1099,8 @@ static int compile_sc(struct compile_ctx *cc, const struct ctf_stream_class *sc,
 		if (r == 0)
 			r = compile_root(cc, ec->payload, CTF_SCOPE_EVENT_PAYLOAD,
 					 &scd->ecs[i].payload);
+		if (r == 0 && !cc->generic)
+			r = build_body(cc, scd->event_context, &scd->ecs[i]);
 		if (r < 0)
 			return r;
 		max_id = MAX(max_id, ec->id);

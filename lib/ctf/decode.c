@@ -806,6 +806,23 @@ static int exec_prog(struct ctf_dec *d, const struct dprog *pg)
 			if (unlikely(r < 0))
 				return r;
 			break;
+		case DP_ARRAY:
+			r = dec_array(d, dn, dn->length, in->depth);
+			if (unlikely(r < 0))
+				return r;
+			break;
+		case DP_SEQUENCE: {
+			/* As seq_length(): the length is decoded, being before. */
+			const struct ctf_value *lv = &d->out->v[d->out->n - in->n];
+
+			if (in->len_signed && lv->s < 0)
+				return fail(d, "negative sequence length");
+			r = dn->kind == DN_TEXT_SEQUENCE ? dec_text(d, dn, lv->u) :
+							   dec_array(d, dn, lv->u, in->depth);
+			if (unlikely(r < 0))
+				return r;
+			break;
+		}
 		case DP_VARIANT:
 			r = variant_open(d, dn, &idx, &opt);
 			if (unlikely(r < 0))
@@ -828,7 +845,7 @@ static int exec_prog(struct ctf_dec *d, const struct dprog *pg)
 
 /*
  * The value of a run member (struct dn_flat) at q, when the 8 bytes at q
- * may be read and the load is native (not F32): a shift pair, no branch.
+ * may be read and the load is not F32: a swap or shift, then a shift.
  */
 static inline __attribute__((always_inline)) uint64_t flat_bits(const struct dn_flat *f,
 								const uint8_t *q)
@@ -838,8 +855,11 @@ static inline __attribute__((always_inline)) uint64_t flat_bits(const struct dn_
 	memcpy(&x, q, 8);
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 	x >>= f->shift; /* the value's bytes come first */
-#endif
 	x <<= f->shift;
+#else
+	/* The other byte order: its first byte, the most significant, on top. */
+	x = f->load >= DL_SWAP ? __builtin_bswap64(x) : x << f->shift;
+#endif
 	return f->sx ? (uint64_t)((int64_t)x >> f->shift) : x >> f->shift;
 }
 
@@ -1045,6 +1065,11 @@ static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
 redo:
 	d->pos = pos0;
 	return 1;
+}
+
+int ctf_dec_shape(struct ctf_dec *dec, const struct dshape *sh)
+{
+	return exec_shape(dec, sh);
 }
 
 int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *root,

@@ -70,7 +70,11 @@ struct dn_flat {
 	uint32_t off; /* bytes from the run start */
 	uint8_t size; /* bits: 8, 16, 32 or 64 */
 	uint8_t load; /* enum dn_load */
-	/* Native loads but F32: value = 8 bytes << shift >> shift, sign-extending if sx. */
+	/*
+	 * Loads but F32, of 8 bytes x at once: value = x << shift >> shift, or
+	 * bswap(x) >> shift in the other byte order (little-endian hosts),
+	 * sign-extending if sx.
+	 */
 	uint8_t shift;
 	bool sx;
 };
@@ -135,6 +139,8 @@ enum dp_op {
 	DP_INT, /* an integer or enum, any layout */
 	DP_STRING,
 	DP_TEXT_ARRAY,
+	DP_ARRAY, /* a static array (dn) */
+	DP_SEQUENCE, /* its length n values back, an earlier member of its struct */
 	DP_VARIANT, /* tag at a static offset: open it, jump to the option's code */
 	DP_JUMP, /* to insn n (an option's code ends: to the variant's DP_END) */
 	DP_NODE, /* anything else: the tree walk of dn */
@@ -143,7 +149,9 @@ enum dp_op {
 struct dp_insn {
 	uint8_t op; /* enum dp_op */
 	uint32_t depth; /* nesting of dn, as the tree walk counts it */
-	uint32_t n, bits; /* DP_RUN: members, bits (struct dn_run); DP_JUMP: n */
+	/* DP_RUN: members, bits (struct dn_run); DP_JUMP: n; DP_SEQUENCE: n back */
+	uint32_t n, bits;
+	bool len_signed; /* DP_SEQUENCE: the length's type */
 	const struct dnode *dn; /* DP_RUN: the first member */
 	struct dnode *const *members; /* DP_RUN: members[0..n) */
 	const struct dn_flat *flat; /* DP_RUN: flat[0..n) */
@@ -188,8 +196,8 @@ struct ds_op {
 	uint32_t vidx; /* the first value it writes, from the scope root */
 	/*
 	 * RUN: bytes past the run's end that reading each member as 8 bytes
-	 * touches, or UINT32_MAX when some member needs its own load (a swap,
-	 * a binary32): see struct dn_flat.shift.
+	 * touches, or UINT32_MAX when some member needs its own load (a
+	 * binary32, a swap on a big-endian host): see struct dn_flat.shift.
 	 */
 	uint32_t over;
 	const struct dn_flat *flat; /* RUN, ARRAY */
@@ -221,11 +229,31 @@ struct dshape {
 	const struct ds_variant *var; /* or NULL */
 };
 
+/* The scopes after the event header, in decoding order. */
+enum ctf_body_scope {
+	CTF_BODY_STREAM_CONTEXT,
+	CTF_BODY_CONTEXT,
+	CTF_BODY_PAYLOAD,
+	CTF_BODY_COUNT,
+};
+_Static_assert(CTF_SCOPE_EVENT_CONTEXT == CTF_SCOPE_STREAM_EVENT_CONTEXT + CTF_BODY_CONTEXT &&
+		       CTF_SCOPE_EVENT_PAYLOAD == CTF_SCOPE_STREAM_EVENT_CONTEXT + CTF_BODY_PAYLOAD,
+	       "body scopes follow the ctf_scope order");
+
 /* Decoding tables for one event class. */
 struct ctf_ec_dec {
 	const struct ctf_event_class *ec;
 	struct dnode *context;
 	struct dnode *payload;
+	/*
+	 * The stream event context, event context and payload as one shape,
+	 * when each present one has a shape without a variant (or NULL): the
+	 * three decode with one template copy and one op list, and a field
+	 * path never needs resolving in them. body_idx[] is each scope root's
+	 * value index in it, UINT32_MAX when the scope is absent.
+	 */
+	const struct dshape *body;
+	uint32_t body_idx[CTF_BODY_COUNT];
 };
 
 /* Decoding tables for one stream class. */
@@ -320,6 +348,14 @@ struct ctf_dec {
  */
 int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *root,
 		 uint32_t *ret_idx);
+
+/*
+ * Decode the values of a shape without a tail variant (struct ctf_ec_dec
+ * .body) at the current position, appended to dec->out: 0, or 1 with
+ * nothing kept (position and values as before) when it does not fit, to
+ * be decoded scope by scope with ctf_dec_root(), which reports the error.
+ */
+int ctf_dec_shape(struct ctf_dec *dec, const struct dshape *sh);
 
 /*
  * babeltrace2's conversion of a clock value to ns from origin (ctf.md §1.8).

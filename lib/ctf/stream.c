@@ -736,6 +736,18 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 		return stream_err(s, -STRATA_ESTREAM, s->pkt_off + start / 8,
 				  "unknown event class id %" PRIu64 " in stream class %" PRIu64, id,
 				  scd->sc->id);
+	if (ecd->body) {
+		uint32_t base = d.out->n;
+
+		if (likely(ctf_dec_shape(&d, ecd->body) == 0)) {
+			for (int k = 0; k < CTF_BODY_COUNT; k++) {
+				idx[CTF_SCOPE_STREAM_EVENT_CONTEXT + k] = base + ecd->body_idx[k];
+				present[CTF_SCOPE_STREAM_EVENT_CONTEXT + k] =
+					ecd->body_idx[k] != UINT32_MAX;
+			}
+			goto decoded;
+		}
+	}
 	if (scd->event_context) {
 		r = ctf_dec_root(&d, CTF_SCOPE_STREAM_EVENT_CONTEXT, scd->event_context,
 				 &idx[CTF_SCOPE_STREAM_EVENT_CONTEXT]);
@@ -757,6 +769,7 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 			return dec_error(s, &d, r);
 		present[CTF_SCOPE_EVENT_PAYLOAD] = true;
 	}
+decoded:
 	if (d.pos == start)
 		return stream_err(s, -STRATA_ESTREAM, s->pkt_off + start / 8,
 				  "event of size zero cannot advance in the packet");

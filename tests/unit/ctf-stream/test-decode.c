@@ -104,6 +104,18 @@ static struct ctf_field_path *path1(enum ctf_scope scope, uint32_t len, const ui
  * extended = 31 } id; variant <id> { struct { uint27 ts; } compact;
  * struct { uint32 id; uint64 ts; } extended; } v; align(8).
  */
+/* A sequence of uint8 whose length is member m of scope's root. */
+static struct ctf_type *t_seq_u8(enum ctf_scope scope, uint32_t m)
+{
+	struct ctf_type *seq = zalloc(sizeof(*seq));
+
+	seq->kind = CTF_TYPE_SEQUENCE;
+	seq->align = 8;
+	seq->sequence.elem = t_int(8, 8, false, CTF_BO_LE, -1, 0);
+	seq->sequence.length = *path1(scope, 1, &m);
+	return seq;
+}
+
 static struct ctf_type *compact_header(enum ctf_byte_order bo, int clock)
 {
 	struct ctf_type *e = zalloc(sizeof(*e)), *v = zalloc(sizeof(*v)), *hdr;
@@ -326,19 +338,15 @@ static void test_shapes(void **state)
 		t_struct(2, (const char *[]){ "a", "b" },
 			 (struct ctf_type *[]){ t_int(16, 8, true, CTF_BO_LE, -1, 0),
 						t_int(32, 8, false, CTF_BO_BE, -1, 0) });
-	struct ctf_type *seq = zalloc(sizeof(*seq));
+	struct ctf_type *seq;
 	struct ctf_type *with_seq;
 	struct ctf_stream_class *sc;
 	struct ctf_trace_dec *td;
 	struct ctf_values vals = { 0 };
 	uint64_t clock = 0;
-	static const uint32_t zero = 0;
 
 	(void)state;
-	seq->kind = CTF_TYPE_SEQUENCE;
-	seq->align = 8;
-	seq->sequence.elem = t_int(8, 8, false, CTF_BO_LE, -1, 0);
-	seq->sequence.length = *path1(CTF_SCOPE_EVENT_PAYLOAD, 1, &zero);
+	seq = t_seq_u8(CTF_SCOPE_EVENT_PAYLOAD, 0);
 	with_seq = t_struct(2, (const char *[]){ "n", "s" },
 			    (struct ctf_type *[]){ t_int(8, 8, false, CTF_BO_LE, -1, 0), seq });
 	tc_add_clock(tc, 1000000000, 0, 0);
@@ -362,6 +370,135 @@ static void test_shapes(void **state)
 				      sizeof(le), &vals, &clock),
 			 -STRATA_ESTREAM);
 	ctf_values_release(&vals);
+	pool_free();
+}
+
+/* Decode root as an event header with the compiled tables; the error text in *err. */
+static int decode_prog(const struct ctf_trace_dec *td, const uint8_t *bytes, size_t n,
+		       struct ctf_values *vals, const char **err)
+{
+	struct ctf_dec d = { 0 };
+	uint32_t idx;
+	int r;
+
+	d.base = bytes;
+	d.end = n * 8;
+	d.out = vals;
+	vals->n = 0;
+	r = ctf_dec_root(&d, CTF_SCOPE_EVENT_HEADER, td->scs[0].event_header, &idx);
+	*err = d.err;
+	return r;
+}
+
+/*
+ * A sequence whose length is an earlier member of its struct takes it a
+ * fixed number of values back (DP_SEQUENCE), without walking the field
+ * path; a negative signed length is still an error. Runs in the other
+ * byte order load as the native ones do.
+ */
+static void test_sequence_sibling_length(void **state)
+{
+	/* n = 2, mid = 0x0102 (big-endian), seq = { 7, 9 }, tail = -2 (big-endian) */
+	static const uint8_t ok[] = { 2, 0x01, 0x02, 7, 9, 0xff, 0xfe };
+	static const uint8_t neg[] = { 0xff, 0x01, 0x02, 7, 9, 0xff, 0xfe };
+	struct ctf_trace_class *tc = tc_new();
+	struct ctf_type *seq;
+	struct ctf_type *root;
+	struct ctf_stream_class *sc;
+	struct ctf_trace_dec *td;
+	const struct dprog *pg;
+	struct ctf_values vals = { 0 };
+	const char *err;
+	bool found = false;
+
+	(void)state;
+	seq = t_seq_u8(CTF_SCOPE_EVENT_HEADER, 0);
+	root = t_struct(4, (const char *[]){ "n", "mid", "seq", "tail" },
+			(struct ctf_type *[]){ t_int(8, 8, true, CTF_BO_LE, -1, 0),
+					       t_int(16, 8, false, CTF_BO_BE, -1, 0), seq,
+					       t_int(16, 8, true, CTF_BO_BE, -1, 0) });
+	sc = tc_add_sc(tc, 0);
+	sc->event_header = root;
+	assert_int_equal(ctf_trace_dec_create(tc, &td, NULL, 0), 0);
+	pg = td->scs[0].event_header->prog;
+	assert_non_null(pg);
+	for (uint32_t i = 0; i < pg->n; i++)
+		if (pg->insn[i].op == DP_SEQUENCE) {
+			/* Its value, then mid's, then n's. */
+			assert_int_equal(pg->insn[i].n, 2);
+			assert_true(pg->insn[i].len_signed);
+			found = true;
+		}
+	assert_true(found);
+	assert_int_equal(decode_prog(td, ok, sizeof(ok), &vals, &err), 0);
+	/* root, n, mid, seq, seq[0], seq[1], tail */
+	assert_int_equal(vals.n, 7);
+	assert_int_equal(vals.v[2].u, 0x0102);
+	assert_int_equal(vals.v[3].count, 2);
+	assert_int_equal(vals.v[4].u, 7);
+	assert_int_equal(vals.v[5].u, 9);
+	assert_int_equal(vals.v[6].s, -2);
+	assert_int_equal(decode_prog(td, neg, sizeof(neg), &vals, &err), -STRATA_ESTREAM);
+	assert_string_equal(err, "negative sequence length");
+	ctf_trace_dec_destroy(td);
+	/* The tree walk agrees on both. */
+	assert_int_equal(ctf_trace_dec_create_opts(tc, true, &td, NULL, 0), 0);
+	assert_null(td->scs[0].event_header->prog);
+	assert_int_equal(decode_prog(td, ok, sizeof(ok), &vals, &err), 0);
+	assert_int_equal(vals.n, 7);
+	assert_int_equal(vals.v[5].u, 9);
+	assert_int_equal(vals.v[6].s, -2);
+	assert_int_equal(decode_prog(td, neg, sizeof(neg), &vals, &err), -STRATA_ESTREAM);
+	assert_string_equal(err, "negative sequence length");
+	ctf_trace_dec_destroy(td);
+	ctf_values_release(&vals);
+	pool_free();
+}
+
+/*
+ * An event class whose scopes after the header all have shapes gets one
+ * body shape for the three, each root at its own value index.
+ */
+static void test_body_shape(void **state)
+{
+	struct ctf_trace_class *tc = tc_new();
+	struct ctf_type *seq;
+	struct ctf_stream_class *sc;
+	struct ctf_event_class *ec;
+	struct ctf_trace_dec *td;
+	const struct ctf_ec_dec *ecd;
+
+	(void)state;
+	seq = t_seq_u8(CTF_SCOPE_EVENT_PAYLOAD, 0);
+	tc_add_clock(tc, 1000000000, 0, 0);
+	sc = tc_add_sc(tc, 0);
+	sc->event_header = compact_header(CTF_BO_LE, 0);
+	sc->event_context = t_struct(2, (const char *[]){ "pid", "tid" },
+				     (struct ctf_type *[]){ t_int(32, 8, true, CTF_BO_LE, -1, 0),
+							    t_int(32, 8, true, CTF_BO_LE, -1, 0) });
+	ec = sc_add_ec(sc, 0, "flat",
+		       t_struct(1, (const char *[]){ "a" },
+				(struct ctf_type *[]){ t_int(16, 8, true, CTF_BO_LE, -1, 0) }));
+	ec->context = t_struct(1, (const char *[]){ "c" },
+			       (struct ctf_type *[]){ t_int(8, 8, false, CTF_BO_LE, -1, 0) });
+	sc_add_ec(sc, 1, "seq",
+		  t_struct(2, (const char *[]){ "n", "s" },
+			   (struct ctf_type *[]){ t_int(8, 8, false, CTF_BO_LE, -1, 0), seq }));
+	assert_int_equal(ctf_trace_dec_create(tc, &td, NULL, 0), 0);
+	ecd = &td->scs[0].ecs[0];
+	assert_non_null(ecd->body);
+	/* stream context: 3 values, event context: 2, payload: 2 */
+	assert_int_equal(ecd->body->n_vals, 7);
+	assert_int_equal(ecd->body_idx[CTF_BODY_STREAM_CONTEXT], 0);
+	assert_int_equal(ecd->body_idx[CTF_BODY_CONTEXT], 3);
+	assert_int_equal(ecd->body_idx[CTF_BODY_PAYLOAD], 5);
+	assert_ptr_equal(ecd->body->tmpl[5].type, ec->payload);
+	/* A sequence has no shape: that class decodes scope by scope. */
+	assert_null(td->scs[0].ecs[1].body);
+	ctf_trace_dec_destroy(td);
+	assert_int_equal(ctf_trace_dec_create_opts(tc, true, &td, NULL, 0), 0);
+	assert_null(td->scs[0].ecs[0].body);
+	ctf_trace_dec_destroy(td);
 	pool_free();
 }
 
@@ -1005,6 +1142,8 @@ int main(void)
 		cmocka_unit_test(test_bits_fields_le_be),
 		cmocka_unit_test(test_bits_extended_header),
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_sequence_sibling_length),
+		cmocka_unit_test(test_body_shape),
 		cmocka_unit_test(test_timestamp_wrap),
 		cmocka_unit_test(test_clock_conversion),
 		cmocka_unit_test(test_discarded_accounting),
