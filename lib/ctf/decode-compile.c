@@ -918,6 +918,157 @@ static int variant_shapes(struct compile_ctx *cc, const struct dnode *v, uint32_
 	return 0;
 }
 
+/*
+ * The fixed-layout leaves of ops (values from vbase) into *hb, from bit
+ * *pos of a scope aligned to align: false when a field's offset could
+ * vary or its load is not a plain 8-byte one (struct dhead).
+ */
+struct head_build {
+	struct dh_leaf *leaves;
+	uint32_t n, cap;
+	uint32_t bytes;
+};
+
+/* A leaf of size bits at bit, in big-endian bit order or not (struct dh_leaf). */
+static bool head_leaf(struct head_build *hb, uint32_t vidx, uint32_t bit, unsigned size, bool be,
+		      bool sx, const struct dnode *notes)
+{
+	const bool host_be = __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__;
+
+	if (hb->n == hb->cap || (bit & 7) + size > 64)
+		return false;
+	hb->bytes = MAX(hb->bytes, bit / 8 + 8);
+	/* The 8 bytes in their own order: bit 0 lowest (LE) or highest (BE). */
+	hb->leaves[hb->n++] = (struct dh_leaf){
+		.mask = size == 64 ? UINT64_MAX : (UINT64_C(1) << size) - 1,
+		.vidx = vidx,
+		.byte = bit / 8,
+		.size = (uint8_t)size,
+		.shift = (uint8_t)(be ? 64 - (bit & 7) - size : (bit & 7)),
+		.swap = be != host_be,
+		.sx = sx,
+		.meaning = notes ? notes->meaning : CTF_MEANING_NONE,
+		.clock = notes && notes->clock >= 0 && notes->meaning != CTF_MEANING_TS_END,
+	};
+	return true;
+}
+
+static bool head_ops(struct head_build *hb, const struct ds_op *ops, uint32_t n_ops, uint32_t vbase,
+		     uint32_t align, uint64_t *pos)
+{
+	for (uint32_t i = 0; i < n_ops; i++) {
+		const struct ds_op *op = &ops[i];
+
+		if (op->align > align)
+			return false;
+		*pos = (*pos + op->align - 1) & ~((uint64_t)op->align - 1);
+		if (*pos > UINT32_MAX - 512)
+			return false;
+		if (op->op == DS_LEAF) {
+			const struct dnode *dn = op->dn;
+
+			if (dn->kind != DN_INT ||
+			    !head_leaf(hb, vbase + op->vidx, (uint32_t)*pos, dn->size,
+				       dn->bo == CTF_BO_BE, dn->is_signed && dn->size < 64,
+				       dn->notes ? dn : NULL))
+				return false;
+			*pos += dn->size;
+		} else if (op->op == DS_RUN) {
+			for (uint32_t k = 0; k < op->n; k++) {
+				const struct dn_flat *f = &op->flat[k];
+				unsigned base = f->load >= DL_SWAP ? f->load - DL_SWAP : f->load;
+				bool swap = f->load >= DL_SWAP;
+
+				if (base == DL_F32 ||
+				    !head_leaf(hb, vbase + op->vidx + k,
+					       (uint32_t)(*pos + f->off * 8), f->size,
+					       swap == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__),
+					       f->sx, NULL))
+					return false;
+			}
+			*pos += op->bits;
+		} else if (op->op != DS_ALIGN) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The head of a shape with a tail variant (struct dhead), or none. */
+static int build_head(struct compile_ctx *cc, const struct dnode *dn, struct dshape *sh)
+{
+	const struct ds_variant *var = sh->var;
+	const struct dnode *v = var->dn;
+	struct dhead *h = arena_alloc(cc->td->arena, sizeof(*h));
+	struct dh_opt *opts = arena_alloc(cc->td->arena, v->n_children * sizeof(*opts));
+	struct head_build hb = { 0 };
+	uint64_t root_end = 0;
+	bool found = false;
+	int r = -ENOMEM;
+
+	if (!h || !opts)
+		return -ENOMEM;
+	if (dn->align < 8)
+		return 0;
+	hb.cap = sh->n_ops + 64;
+	for (uint32_t o = 0; o < v->n_children; o++)
+		hb.cap += var->subs[o]->n_ops + 64;
+	hb.leaves = calloc(hb.cap, sizeof(*hb.leaves));
+	if (!hb.leaves)
+		return -ENOMEM;
+	r = 0;
+	if (!head_ops(&hb, sh->ops, sh->n_ops, 0, dn->align, &root_end))
+		goto out;
+	for (uint32_t i = 0; i < hb.n; i++) {
+		if (hb.leaves[i].vidx == var->tag) {
+			h->tag = hb.leaves[i];
+			found = true;
+		}
+	}
+	if (!found)
+		goto out;
+	h->tag_bytes = h->tag.byte + 8;
+	for (uint32_t o = 0; o < v->n_children; o++) {
+		const struct dshape *sub = var->subs[o];
+		struct head_build ob = { .leaves = hb.leaves + hb.n, .cap = hb.cap - hb.n };
+		struct dh_leaf *leaves;
+		struct ctf_value *tmpl;
+		uint64_t pos = root_end;
+
+		/* The root's leaves, then the option's. */
+		memcpy(ob.leaves, hb.leaves, hb.n * sizeof(*hb.leaves));
+		ob.n = hb.n;
+		ob.bytes = hb.bytes;
+		if (!head_ops(&ob, sub->ops, sub->n_ops, sh->n_vals, dn->align, &pos))
+			goto out;
+		leaves = arena_alloc(cc->td->arena, ob.n * sizeof(*leaves));
+		tmpl = arena_alloc(cc->td->arena, (sh->n_vals + sub->n_vals) * sizeof(*tmpl));
+		if (!leaves || !tmpl) {
+			r = -ENOMEM;
+			goto out;
+		}
+		memcpy(leaves, ob.leaves, ob.n * sizeof(*leaves));
+		memcpy(tmpl, sh->tmpl, sh->n_vals * sizeof(*tmpl));
+		memcpy(tmpl + sh->n_vals, sub->tmpl, sub->n_vals * sizeof(*tmpl));
+		tmpl[var->vidx].option = o;
+		tmpl[var->vidx].nsub = sub->n_vals;
+		tmpl[0].nsub += sub->n_vals;
+		opts[o] = (struct dh_opt){ .n_vals = sh->n_vals + sub->n_vals,
+					   .tmpl = tmpl,
+					   .n_leaves = ob.n,
+					   .leaves = leaves,
+					   .bits = (uint32_t)pos,
+					   .bytes = ob.bytes };
+	}
+	h->align = dn->align;
+	h->var = v;
+	h->opts = opts;
+	sh->head = h;
+out:
+	free(hb.leaves);
+	return r;
+}
+
 /* The shape of a scope root, or NULL when it has none. */
 static int build_shape(struct compile_ctx *cc, const struct dnode *dn, enum ctf_scope scope,
 		       const struct dshape **ret)
@@ -959,6 +1110,8 @@ static int build_shape(struct compile_ctx *cc, const struct dnode *dn, enum ctf_
 	r = shape_store(cc, &sb, &sh);
 	if (r == 0) {
 		sh->var = var;
+		if (var)
+			r = build_head(cc, dn, sh);
 		*ret = sh;
 	}
 out:

@@ -1025,6 +1025,81 @@ static inline bool shape_room(struct ctf_dec *d, uint32_t used, uint32_t n)
 	return true;
 }
 
+/* A head leaf's bits from p, the scope's beginning (see struct dhead). */
+static inline __attribute__((always_inline)) uint64_t head_bits(const uint8_t *p,
+								const struct dh_leaf *l)
+{
+	uint64_t x;
+
+	memcpy(&x, p + l->byte, 8);
+	if (l->swap)
+		x = __builtin_bswap64(x);
+	return (x >> l->shift) & l->mask;
+}
+
+/* Decode a scope with its head (struct dhead): 0, or 1 for the shape to do it. */
+static int exec_head(struct ctf_dec *d, const struct dhead *h)
+{
+	struct ctf_values *o = d->out;
+	const uint64_t at = (d->pos + h->align - 1) & ~((uint64_t)h->align - 1);
+	const struct dh_opt *opt;
+	const uint8_t *p;
+	struct ctf_value tag;
+	struct ctf_value *v;
+	uint64_t avail;
+	uint32_t k;
+
+	if (unlikely(at > d->end))
+		return 1;
+	p = d->base + (at >> 3);
+	avail = (d->end - at) >> 3;
+	if (unlikely(avail < h->tag_bytes))
+		return 1;
+	tag.u = head_bits(p, &h->tag);
+	if (h->tag.sx) {
+		uint64_t m = UINT64_C(1) << (h->tag.size - 1);
+
+		tag.u = (tag.u ^ m) - m;
+	}
+	k = variant_pick(h->var, &tag);
+	if (unlikely(k == UINT32_MAX))
+		return 1;
+	opt = &h->opts[k];
+	if (unlikely(avail < opt->bytes) || unlikely(d->end - at < opt->bits) ||
+	    !shape_room(d, 0, opt->n_vals))
+		return 1;
+	v = o->v + o->n;
+	copy_values(v, opt->tmpl, opt->n_vals);
+	for (uint32_t i = 0; i < opt->n_leaves; i++) {
+		const struct dh_leaf *l = &opt->leaves[i];
+		uint64_t raw = head_bits(p, l);
+
+		if (l->sx) {
+			uint64_t m = UINT64_C(1) << (l->size - 1);
+
+			v[l->vidx].u = (raw ^ m) - m;
+		} else {
+			v[l->vidx].u = raw;
+		}
+		/* note_int()'s, with what it tests known. */
+		if (l->meaning) {
+			d->meaning_val[l->meaning] = raw;
+			d->meaning_set |= 1u << l->meaning;
+		}
+		if (l->clock && d->clock) {
+			/* A 64-bit mask makes this cur = raw. */
+			uint64_t cur = *d->clock;
+
+			if (raw < (cur & l->mask))
+				cur += l->mask + 1;
+			*d->clock = (cur & ~l->mask) | raw;
+		}
+	}
+	d->pos = at + opt->bits;
+	o->n += opt->n_vals;
+	return 0;
+}
+
 /*
  * Decode a scope with its shape (struct dshape): 0, or 1 when the program
  * must decode it instead (nothing kept: position and values as before).
@@ -1079,8 +1154,12 @@ int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *
 	dec->root[scope].vals = dec->out;
 	dec->root[scope].idx = dec->out->n;
 	dec->root[scope].present = true;
-	if (root->shape && likely(exec_shape(dec, root->shape) == 0))
-		return 0;
+	if (root->shape) {
+		if (root->shape->head && likely(exec_head(dec, root->shape->head) == 0))
+			return 0;
+		if (likely(exec_shape(dec, root->shape) == 0))
+			return 0;
+	}
 	if (root->prog)
 		return exec_prog(dec, root->prog);
 	return dec_node(dec, root, 0);

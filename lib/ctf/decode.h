@@ -221,12 +221,56 @@ struct ds_variant {
 	const struct dshape *const *subs; /* per option */
 };
 
+/*
+ * A shape with a tail variant whose every field sits at a bit offset fixed
+ * from the scope's (aligned) beginning, once the option is known: event
+ * headers such as LTTng's. Its "head" decodes it without ops: read the
+ * tag, pick the option, one bounds check, copy that option's whole
+ * template (the variant's option and counts in place), then each field is
+ * an 8-byte load, a shift and a mask:
+ *
+ *   bytes   |id|ts      |            option "compact": id @0, ts @16 bits
+ *   leaves  { vidx 1, byte 0, shift 0, 16 bits } { vidx 4, byte 2, shift 0, 32 bits }
+ *
+ * Anything a head cannot take at run time (misaligned start, fewer than 8
+ * readable bytes past a field, no option) leaves the scope to the shape.
+ */
+struct dh_leaf {
+	uint64_t mask; /* of size bits */
+	uint32_t vidx; /* the value it writes, from the scope root */
+	uint32_t byte; /* of its 8-byte load, from the scope's beginning */
+	uint8_t size; /* bits, 1 to 64 */
+	uint8_t shift; /* right, after the load (and swap) */
+	bool swap; /* the bytes are in the other order than the host's */
+	bool sx; /* sign-extend */
+	uint8_t meaning; /* enum ctf_meaning: its value is noted */
+	bool clock; /* it updates the stream's clock (as note_int()) */
+};
+
+struct dh_opt {
+	uint32_t n_vals;
+	const struct ctf_value *tmpl; /* the root's, then the option's values */
+	uint32_t n_leaves;
+	const struct dh_leaf *leaves;
+	uint32_t bits; /* the scope's length */
+	uint32_t bytes; /* readable bytes each leaf's 8-byte load needs */
+};
+
+struct dhead {
+	uint32_t align; /* the root's, in bits: at least 8 */
+	struct dh_leaf tag; /* the variant's tag, in the root's fixed part */
+	uint32_t tag_bytes;
+	const struct dnode *var; /* the variant, for its ranges */
+	const struct dh_opt *opts; /* per option */
+};
+
 struct dshape {
 	uint32_t n_vals;
 	const struct ctf_value *tmpl;
 	uint32_t n_ops;
 	const struct ds_op *ops;
 	const struct ds_variant *var; /* or NULL */
+	const struct dhead *head; /* with var: the fixed-layout path, or NULL */
 };
 
 /* The scopes after the event header, in decoding order. */

@@ -357,6 +357,13 @@ static void test_shapes(void **state)
 	assert_int_equal(ctf_trace_dec_create(tc, &td, NULL, 0), 0);
 	assert_non_null(td->scs[0].event_header->shape);
 	assert_non_null(td->scs[0].event_header->shape->var);
+	/* Its fields sit at fixed bits once the option is known: a head. */
+	assert_non_null(td->scs[0].event_header->shape->head);
+	assert_int_equal(td->scs[0].event_header->shape->head->tag.size, 5);
+	/* compact: id, ts; extended: id, id, ts */
+	assert_int_equal(td->scs[0].event_header->shape->head->opts[0].n_leaves, 2);
+	assert_int_equal(td->scs[0].event_header->shape->head->opts[1].n_leaves, 3);
+	assert_int_equal(td->scs[0].event_header->shape->head->opts[1].bits, 104);
 	assert_non_null(td->scs[0].ecs[0].payload->shape);
 	assert_null(td->scs[0].ecs[0].payload->shape->var);
 	assert_null(td->scs[0].ecs[1].payload->shape);
