@@ -510,20 +510,20 @@ static void test_write_error(void **state)
 	fclose(full);
 }
 
-/* A warning comes after the lines printed before it, even on one stream. */
-static void test_ordering(void **state)
+/*
+ * Prints "prefix\n" with stdio, an event, a warning, then 5000 events, all
+ * to f: more than a batch, so with a file descriptor the lines go to it
+ * directly (write_direct()), after what stdio holds.
+ */
+static void print_ordering(FILE *f)
 {
 	struct strata_ctf_pretty_options o = { 0 };
 	struct strata_ctf_pretty *p;
 	struct strata_ctf_event ev = make_event(T0);
 	struct strata_ctf_msg disc = { .type = STRATA_CTF_MSG_DISCARDED_PACKETS };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int n = 0;
 
-	(void)state;
 	assert_non_null(f);
+	assert_true(fputs("prefix\n", f) >= 0);
 	o.no_delta = true;
 	o.field_default = STRATA_CTF_HIDE;
 	p = strata_ctf_pretty_create(&o, f, f);
@@ -538,18 +538,76 @@ static void test_ordering(void **state)
 		print_ev(p, &ev);
 	assert_int_equal(strata_ctf_pretty_flush(p), 0);
 	strata_ctf_pretty_destroy(p);
-	fclose(f);
+}
+
+static void check_ordering(const char *buf)
+{
+	int n = 0;
+
 	assert_memory_equal(
 		buf,
-		"[08:21:54.544845565] rtest:ints: { cpu_id = 3 }\n"
+		"prefix\n[08:21:54.544845565] rtest:ints: { cpu_id = 3 }\n"
 		"WARNING: Tracer discarded 1 packet (unknown time range) in trace "
 		"\"(unknown)\" (no UUID) within stream \"(unknown)\" (stream class ID: 0, "
 		"no stream ID).\n[08:21:54.544845565] rtest:ints: { cpu_id = 3 }\n",
-		48 + 149 + 48);
-	for (char *c = buf; *c; c++)
+		7 + 48 + 149 + 48);
+	for (const char *c = buf; *c; c++)
 		n += *c == '\n';
-	assert_int_equal(n, 5002);
+	assert_int_equal(n, 5003);
+	assert_int_equal(strlen(buf), 7 + 5001 * 48 + 149);
+}
+
+/* A warning comes after the lines printed before it, even on one stream. */
+static void test_ordering(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	print_ordering(f);
+	fclose(f);
+	check_ordering(buf);
 	free(buf);
+}
+
+/* The same through a file descriptor, and its write errors. */
+static void test_ordering_fd(void **state)
+{
+	struct strata_ctf_pretty_options o = { 0 };
+	struct strata_ctf_event ev = make_event(T0);
+	struct strata_ctf_msg msg = { .type = STRATA_CTF_MSG_EVENT, .event = &ev };
+	struct strata_ctf_pretty *p;
+	FILE *f = tmpfile(), *full;
+	char *buf;
+	long size;
+	int ret = 0;
+
+	(void)state;
+	print_ordering(f);
+	assert_int_equal(fflush(f), 0);
+	size = ftell(f);
+	assert_true(size > 0);
+	buf = calloc(1, (size_t)size + 1);
+	assert_non_null(buf);
+	rewind(f);
+	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	check_ordering(buf);
+	free(buf);
+
+	full = fopen("/dev/full", "w");
+	if (!full)
+		skip();
+	p = strata_ctf_pretty_create(&o, full, NULL);
+	assert_non_null(p);
+	for (int i = 0; i < 5000 && ret == 0; i++)
+		ret = strata_ctf_pretty_print(p, &msg);
+	if (ret == 0)
+		ret = strata_ctf_pretty_flush(p);
+	assert_int_equal(ret, -ENOSPC);
+	strata_ctf_pretty_destroy(p);
+	fclose(full);
 }
 
 /*
@@ -602,11 +660,11 @@ static void test_context_cache(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default),	      cmocka_unit_test(test_names),
-		cmocka_unit_test(test_fields),	      cmocka_unit_test(test_delta_and_clock_modes),
-		cmocka_unit_test(test_colors),	      cmocka_unit_test(test_discarded),
-		cmocka_unit_test(test_write_error),   cmocka_unit_test(test_ordering),
-		cmocka_unit_test(test_context_cache),
+		cmocka_unit_test(test_default),	    cmocka_unit_test(test_names),
+		cmocka_unit_test(test_fields),	    cmocka_unit_test(test_delta_and_clock_modes),
+		cmocka_unit_test(test_colors),	    cmocka_unit_test(test_discarded),
+		cmocka_unit_test(test_write_error), cmocka_unit_test(test_ordering),
+		cmocka_unit_test(test_ordering_fd), cmocka_unit_test(test_context_cache),
 	};
 
 	setenv("TZ", "UTC", 1);
