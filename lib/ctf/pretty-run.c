@@ -8,7 +8,7 @@
  *             or -> format into batch[h]  or write its text -> stdio
  *        \__________ ring of RUN_NBATCH batches _________/
  *
- * When the calling thread lags (half the ring or more waits for it), the
+ * When the calling thread lags (all the ring but one batch waits for it), the
  * helper formats the next batch itself with a second printer (a clone
  * with the same options) straight from the reader's messages, which saves
  * the copy; the calling thread then only writes that batch's text. Each
@@ -51,7 +51,7 @@
 #include "common/common.h"
 
 #define RUN_BATCH 2048 /* messages per batch */
-#define RUN_NBATCH 4
+#define RUN_NBATCH 8
 
 /* The scopes sink.text.pretty prints; the others are not copied. */
 static const enum ctf_scope printed_scopes[] = {
@@ -579,7 +579,11 @@ static bool fill_batch(struct run *r, struct run_batch *b, bool self)
 
 /*
  * The helper formats a batch itself, saving the copy, when the printing
- * thread is behind: half the ring or more waits for it.
+ * thread is far behind: all the ring but this batch waits for it. Sooner
+ * costs more than it saves: the formatted text is larger than the copy and
+ * crosses CPUs too (with half the ring of 4 batches, `strata view` of the
+ * benchmark trace took 0.53 s against 0.50 s with 7 of 8, median of 12
+ * runs in turn; docs/benchmarks.md).
  */
 static bool self_format(const struct run *r)
 {
@@ -589,7 +593,7 @@ static bool self_format(const struct run *r)
 	case CTF_RUN_SELF_ALWAYS:
 		return !r->negative_seen;
 	default:
-		return !r->negative_seen && r->filled >= RUN_NBATCH / 2;
+		return !r->negative_seen && r->filled >= RUN_NBATCH - 1;
 	}
 }
 
