@@ -95,7 +95,7 @@ struct type_info {
  * instances, because events of two streams (CPUs) often alternate. Only
  * small scopes are kept, so that comparing stays cheaper than formatting.
  */
-#define CACHE_VALS 16
+#define CACHE_VALS 16 /* at most 32: scope_instance.text_mask */
 #define CACHE_STRS 128
 #define CACHE_TEXT 256
 #define CACHE_WAYS 2
@@ -104,6 +104,7 @@ struct scope_instance {
 	bool valid;
 	uint32_t n;
 	uint32_t text_len;
+	uint32_t text_mask; /* bit i: vals[i] is text */
 	struct ctf_value vals[CACHE_VALS]; /* text values: str.ptr unused */
 	char strs[CACHE_STRS]; /* the bytes of the text values, in order */
 	char text[CACHE_TEXT];
@@ -1020,7 +1021,8 @@ static bool cache_match(const struct scope_instance *sc, const struct ctf_value 
 
 		if (v[i].type != c->type)
 			return false;
-		if (is_text_type(v[i].type)) {
+		/* The same type as the cached value's: its kind is known. */
+		if (sc->text_mask >> i & 1) {
 			if (v[i].str.len != c->str.len || memcmp(v[i].str.ptr, s, c->str.len) != 0)
 				return false;
 			s += c->str.len;
@@ -1041,10 +1043,12 @@ static void cache_fill(struct scope_instance *sc, const struct ctf_value *v, siz
 	sc->valid = false;
 	if (n > CACHE_VALS || text_len > CACHE_TEXT || line->oom || line->len < start)
 		return;
+	sc->text_mask = 0;
 	for (size_t i = 0; i < n; i++) {
 		sc->vals[i] = v[i];
 		if (!is_text_type(v[i].type))
 			continue;
+		sc->text_mask |= UINT32_C(1) << i;
 		if (v[i].str.len > CACHE_STRS - used)
 			return;
 		memcpy(sc->strs + used, v[i].str.ptr, v[i].str.len);
