@@ -105,6 +105,8 @@ struct scope_instance {
 	uint32_t n;
 	uint32_t text_len;
 	uint32_t text_mask; /* bit i: vals[i] is text */
+	/* The root type has no variant nor sequence: the types of vals[] follow from it. */
+	bool fixed;
 	struct ctf_value vals[CACHE_VALS]; /* text values: str.ptr unused */
 	char strs[CACHE_STRS]; /* the bytes of the text values, in order */
 	char text[CACHE_TEXT];
@@ -1009,6 +1011,28 @@ static bool is_text_type(const struct ctf_type *t)
 	       (t->kind == CTF_TYPE_SEQUENCE && t->sequence.is_text);
 }
 
+/* Whether every instance of t has the same value tree (no variant, no sequence). */
+static bool type_fixed(const struct ctf_type *t, unsigned depth)
+{
+	if (!t || depth > 32)
+		return false;
+	switch (t->kind) {
+	case CTF_TYPE_STRUCT:
+		for (size_t i = 0; i < t->structure.n_fields; i++)
+			if (!type_fixed(t->structure.fields[i].type, depth + 1))
+				return false;
+		return true;
+	case CTF_TYPE_ARRAY:
+		return t->array.is_text || type_fixed(t->array.elem, depth + 1);
+	case CTF_TYPE_VARIANT:
+		return false;
+	case CTF_TYPE_SEQUENCE:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /* Whether root[0..n) prints as the cached instance does. */
 static bool cache_match(const struct scope_instance *sc, const struct ctf_value *v, size_t n)
 {
@@ -1016,6 +1040,20 @@ static bool cache_match(const struct scope_instance *sc, const struct ctf_value 
 
 	if (!sc->valid || sc->n != n)
 		return false;
+	/* The same root type as the cached one (print_cached()): only the data can differ. */
+	if (sc->fixed) {
+		for (size_t i = 0; i < n; i++) {
+			if (sc->text_mask >> i & 1) {
+				if (v[i].str.len != sc->vals[i].str.len ||
+				    memcmp(v[i].str.ptr, s, v[i].str.len) != 0)
+					return false;
+				s += v[i].str.len;
+			} else if (v[i].u != sc->vals[i].u) {
+				return false;
+			}
+		}
+		return true;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct ctf_value *c = &sc->vals[i];
 
@@ -1044,6 +1082,7 @@ static void cache_fill(struct scope_instance *sc, const struct ctf_value *v, siz
 	if (n > CACHE_VALS || text_len > CACHE_TEXT || line->oom || line->len < start)
 		return;
 	sc->text_mask = 0;
+	sc->fixed = type_fixed(v[0].type, 0);
 	for (size_t i = 0; i < n; i++) {
 		sc->vals[i] = v[i];
 		if (!is_text_type(v[i].type))
