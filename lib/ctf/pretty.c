@@ -107,6 +107,12 @@ struct scope_instance {
 	uint32_t text_mask; /* bit i: vals[i] is text */
 	/* The root type has no variant nor sequence: the types of vals[] follow from it. */
 	bool fixed;
+	/*
+	 * fixed: the indices of the numbers and of the texts; structs and
+	 * static arrays count the same members in every instance.
+	 */
+	uint8_t n_nums, n_texts;
+	uint8_t nums[CACHE_VALS], texts[CACHE_VALS];
 	struct ctf_value vals[CACHE_VALS]; /* text values: str.ptr unused */
 	char strs[CACHE_STRS]; /* the bytes of the text values, in order */
 	char text[CACHE_TEXT];
@@ -1042,15 +1048,16 @@ static bool cache_match(const struct scope_instance *sc, const struct ctf_value 
 		return false;
 	/* The same root type as the cached one (print_cached()): only the data can differ. */
 	if (sc->fixed) {
-		for (size_t i = 0; i < n; i++) {
-			if (sc->text_mask >> i & 1) {
-				if (v[i].str.len != sc->vals[i].str.len ||
-				    memcmp(v[i].str.ptr, s, v[i].str.len) != 0)
-					return false;
-				s += v[i].str.len;
-			} else if (v[i].u != sc->vals[i].u) {
+		for (unsigned k = 0; k < sc->n_nums; k++)
+			if (v[sc->nums[k]].u != sc->vals[sc->nums[k]].u)
 				return false;
-			}
+		for (unsigned k = 0; k < sc->n_texts; k++) {
+			const struct ctf_value *t = &v[sc->texts[k]];
+
+			if (t->str.len != sc->vals[sc->texts[k]].str.len ||
+			    memcmp(t->str.ptr, s, t->str.len) != 0)
+				return false;
+			s += t->str.len;
 		}
 		return true;
 	}
@@ -1083,10 +1090,17 @@ static void cache_fill(struct scope_instance *sc, const struct ctf_value *v, siz
 		return;
 	sc->text_mask = 0;
 	sc->fixed = type_fixed(v[0].type, 0);
+	sc->n_nums = sc->n_texts = 0;
 	for (size_t i = 0; i < n; i++) {
+		enum ctf_type_kind kind = v[i].type->kind;
+
 		sc->vals[i] = v[i];
-		if (!is_text_type(v[i].type))
+		if (!is_text_type(v[i].type)) {
+			if (kind != CTF_TYPE_STRUCT && kind != CTF_TYPE_ARRAY)
+				sc->nums[sc->n_nums++] = (uint8_t)i;
 			continue;
+		}
+		sc->texts[sc->n_texts++] = (uint8_t)i;
 		sc->text_mask |= UINT32_C(1) << i;
 		if (v[i].str.len > CACHE_STRS - used)
 			return;
