@@ -15,6 +15,8 @@
 
 /* Slots a worker decodes into one ring before looking at its others. */
 #define AHEAD_CHUNK 64u
+/* Pauses before a thread sleeps (worker) or blocks on the ring (reader). */
+#define AHEAD_SPIN 20000u
 
 struct ctf_worker;
 
@@ -67,14 +69,34 @@ static void wake(struct ctf_worker *w, _Atomic bool *flag, pthread_cond_t *cond)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Decode up to limit slots into s's ring. Returns how many. */
-static uint32_t fill(struct ctf_stream *s, uint32_t limit)
+/* fill() found the ring being produced by someone else (try only). */
+#define FILL_BUSY UINT32_MAX
+/* Slots produced between two publications of head: the reader may be waiting. */
+#define FILL_PUBLISH 8u
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/*
+ * Decode up to limit slots into s's ring. Returns how many, or FILL_BUSY
+ * when try is set and the ring is being produced already.
+ */
+static uint32_t fill(struct ctf_stream *s, uint32_t limit, bool try)
 {
 	struct ctf_ahead_ring *ring = s->ahead;
 	uint32_t head, k = 0;
 	bool done = false;
 
-	pthread_mutex_lock(&ring->produce);
+	if (!try)
+		pthread_mutex_lock(&ring->produce);
+	else if (pthread_mutex_trylock(&ring->produce) != 0)
+		return FILL_BUSY;
 	if (atomic_load_explicit(&ring->done, memory_order_relaxed)) {
 		pthread_mutex_unlock(&ring->produce);
 		return 0;
@@ -93,6 +115,8 @@ static uint32_t fill(struct ctf_stream *s, uint32_t limit)
 		}
 		head++;
 		k++;
+		if (k % FILL_PUBLISH == 0)
+			atomic_store_explicit(&ring->head, head, memory_order_release);
 	}
 	/* Pairs with the acquire in ctf_ahead_take(): the slots are complete. */
 	atomic_store_explicit(&ring->head, head, memory_order_release);
@@ -133,7 +157,18 @@ static void *worker_main(void *arg)
 		for (size_t i = 0; i < w->n_streams; i++)
 			if (!atomic_load_explicit(&w->streams[i]->ahead->done,
 						  memory_order_relaxed))
-				fill(w->streams[i], AHEAD_CHUNK);
+				fill(w->streams[i], AHEAD_CHUNK, false);
+		if (has_room(w, &live))
+			continue;
+		if (!live)
+			break;
+		/*
+		 * The reader frees slots every few microseconds: waiting for
+		 * that without sleeping saves a wake-up, a round trip through
+		 * the hypervisor on a VM.
+		 */
+		for (unsigned i = 0; i < AHEAD_SPIN && !has_room(w, &live) && live; i++)
+			cpu_relax();
 		if (has_room(w, &live))
 			continue;
 		if (!live)
@@ -173,6 +208,8 @@ int ctf_ahead_release(struct ctf_stream *s)
 int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
 {
 	struct ctf_ahead_ring *ring = s->ahead;
+	unsigned busy_spins = 0;
+	uint32_t k;
 
 	for (;;) {
 		/* Pairs with the store in fill(): the slot is complete. */
@@ -204,7 +241,22 @@ int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
 		 * worker's current chunk. A packet buffer is always free then
 		 * (stream.h, "Bound"); were none, waiting would not free one.
 		 */
-		if (fill(s, CTF_BT_BATCH) == 0 &&
+		/*
+		 * The worker is producing (it publishes head every few slots):
+		 * wait for it a while rather than block on its lock, which it
+		 * also holds while it reads a packet.
+		 */
+		for (unsigned i = 0; busy_spins < AHEAD_SPIN && i < 64; i++, busy_spins++) {
+			if (atomic_load_explicit(&ring->head, memory_order_acquire) != ring->taken)
+				break;
+			cpu_relax();
+		}
+		if (atomic_load_explicit(&ring->head, memory_order_acquire) != ring->taken)
+			continue;
+		k = fill(s, CTF_BT_BATCH, busy_spins < AHEAD_SPIN);
+		if (k == FILL_BUSY)
+			continue;
+		if (k == 0 &&
 		    atomic_load_explicit(&ring->head, memory_order_acquire) == ring->taken &&
 		    !atomic_load_explicit(&ring->done, memory_order_acquire)) {
 			if (ring->report && ring->report_len)

@@ -33,14 +33,18 @@
  * the failed position is reached.
  *
  * Producing is done under the ring's `produce` mutex: by the worker a
- * chunk at a time, or by the reader itself when it finds the ring empty
- * (the worker is behind or not scheduled: the CPUs are busy), so the
- * reader never sleeps waiting for a worker. A worker sleeps when every
- * ring it fills is full (or has no FREE packet buffer), after setting its
- * `sleeping` flag and checking the tails and buffers again (seq_cst on
- * both sides: either it sees the new tail or buffer, or the reader sees
- * the flag); the reader wakes it once half a ring and half the packet
- * buffers are free, so wakeups stay rare.
+ * chunk at a time, publishing head every few slots, or by the reader
+ * itself when it finds the ring empty and the mutex free (the worker is
+ * behind or not scheduled: the CPUs are busy). When the worker holds the
+ * mutex, the reader spins on head a while (AHEAD_SPIN pauses) before
+ * blocking on the mutex: on a VM each sleep and wake-up is a round trip
+ * through the hypervisor, and blocking behind every chunk cost the reader
+ * more than the worker saved it. A worker sleeps when every ring it fills
+ * is full (or has no FREE packet buffer), after spinning a while too,
+ * setting its `sleeping` flag and checking the tails and buffers again
+ * (seq_cst on both sides: either it sees the new tail or buffer, or the
+ * reader sees the flag); the reader wakes it once half a ring and half
+ * the packet buffers are free, so wakeups stay rare.
  */
 #ifndef STRATA_CTF_DECODE_AHEAD_H
 #define STRATA_CTF_DECODE_AHEAD_H

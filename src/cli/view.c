@@ -487,10 +487,10 @@ static int run_view(int argc, char **argv)
 	a.pretty.color_warnings = colors;
 
 	/*
-	 * The reader's decode_threads option stays off: on this 2-vCPU VM the
-	 * threaded reader was 3x slower than one thread for --decode-only
-	 * (0.96 s against 0.33 s on the 2 M-event bench trace; its workers and
-	 * the caller contend on the hand-off lock), see docs/benchmarks.md.
+	 * The reader's decode_threads option stays off: on this 2-vCPU VM two
+	 * threads decode the 2 M-event bench trace no faster than one (0.21 s
+	 * either way: the worker's slots cross CPUs), and the text path already
+	 * uses both CPUs; see docs/benchmarks.md.
 	 */
 	ret = strata_ctf_reader_create(a.paths, a.n_paths, &a.reader, &reader, &errmsg);
 	if (ret < 0)
