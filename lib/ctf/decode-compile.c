@@ -721,17 +721,24 @@ static uint32_t shape_val(struct shape_build *sb, const struct ctf_type *t, uint
 	return sb->n_vals++;
 }
 
+/* A dn_flat's load without its byte order (enum dn_load); *swap: the other order. */
+static unsigned flat_base_load(const struct dn_flat *f, bool *swap)
+{
+	*swap = f->load >= DL_SWAP;
+	return *swap ? f->load - DL_SWAP : f->load;
+}
+
 /* struct ds_op.over of a run. */
 static uint32_t run_over(const struct dn_flat *flat, uint32_t n, uint32_t bits)
 {
 	uint32_t end = bits / 8, over = 0;
 
 	for (uint32_t k = 0; k < n; k++) {
-		unsigned base = flat[k].load >= DL_SWAP ? flat[k].load - DL_SWAP : flat[k].load;
+		bool swap;
 
 		/* flat_bits() swaps with the host little-endian only. */
-		if (base == DL_F32 ||
-		    (flat[k].load >= DL_SWAP && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__))
+		if (flat_base_load(&flat[k], &swap) == DL_F32 ||
+		    (swap && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__))
 			return UINT32_MAX;
 		if (flat[k].off + 8 > end)
 			over = MAX(over, flat[k].off + 8 - end);
@@ -918,11 +925,7 @@ static int variant_shapes(struct compile_ctx *cc, const struct dnode *v, uint32_
 	return 0;
 }
 
-/*
- * The fixed-layout leaves of ops (values from vbase) into *hb, from bit
- * *pos of a scope aligned to align: false when a field's offset could
- * vary or its load is not a plain 8-byte one (struct dhead).
- */
+/* The leaves of a head being built (struct dhead). */
 struct head_build {
 	struct dh_leaf *leaves;
 	uint32_t n, cap;
@@ -953,6 +956,11 @@ static bool head_leaf(struct head_build *hb, uint32_t vidx, uint32_t bit, unsign
 	return true;
 }
 
+/*
+ * The fixed-layout leaves of ops (values from vbase) into *hb, from bit
+ * *pos of a scope aligned to align: false when a field's offset could
+ * vary or its load is not a plain 8-byte one.
+ */
 static bool head_ops(struct head_build *hb, const struct ds_op *ops, uint32_t n_ops, uint32_t vbase,
 		     uint32_t align, uint64_t *pos)
 {
@@ -976,10 +984,9 @@ static bool head_ops(struct head_build *hb, const struct ds_op *ops, uint32_t n_
 		} else if (op->op == DS_RUN) {
 			for (uint32_t k = 0; k < op->n; k++) {
 				const struct dn_flat *f = &op->flat[k];
-				unsigned base = f->load >= DL_SWAP ? f->load - DL_SWAP : f->load;
-				bool swap = f->load >= DL_SWAP;
+				bool swap;
 
-				if (base == DL_F32 ||
+				if (flat_base_load(f, &swap) == DL_F32 ||
 				    !head_leaf(hb, vbase + op->vidx + k,
 					       (uint32_t)(*pos + f->off * 8), f->size,
 					       swap == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__),
@@ -999,17 +1006,19 @@ static int build_head(struct compile_ctx *cc, const struct dnode *dn, struct dsh
 {
 	const struct ds_variant *var = sh->var;
 	const struct dnode *v = var->dn;
-	struct dhead *h = arena_alloc(cc->td->arena, sizeof(*h));
-	struct dh_opt *opts = arena_alloc(cc->td->arena, v->n_children * sizeof(*opts));
 	struct head_build hb = { 0 };
+	struct dh_opt *opts;
+	struct dhead *h;
 	uint64_t root_end = 0;
 	bool found = false;
-	int r = -ENOMEM;
+	int r;
 
-	if (!h || !opts)
-		return -ENOMEM;
 	if (dn->align < 8)
 		return 0;
+	h = arena_alloc(cc->td->arena, sizeof(*h));
+	opts = arena_alloc(cc->td->arena, v->n_children * sizeof(*opts));
+	if (!h || !opts)
+		return -ENOMEM;
 	hb.cap = sh->n_ops + 64;
 	for (uint32_t o = 0; o < v->n_children; o++)
 		hb.cap += var->subs[o]->n_ops + 64;

@@ -156,29 +156,42 @@ static inline int align_to(struct ctf_dec *d, uint32_t align)
 	return 0;
 }
 
+/* raw, the low size bits of a signed integer (size < 64), sign-extended. */
+static inline uint64_t sign_extend(uint64_t raw, unsigned size)
+{
+	uint64_t m = UINT64_C(1) << (size - 1);
+
+	return (raw ^ m) - m;
+}
+
+/* Notes raw as the last value of an integer with this meaning. */
+static inline void note_meaning(struct ctf_dec *d, unsigned meaning, uint64_t raw)
+{
+	d->meaning_val[meaning] = raw;
+	d->meaning_set |= 1u << meaning;
+}
+
+/*
+ * babeltrace2's clock update with wrap detection (ctf.md §1.9), from a
+ * field of mask's bits: a 64-bit mask makes it cur = raw.
+ */
+static inline void clock_advance(struct ctf_dec *d, uint64_t raw, uint64_t mask)
+{
+	uint64_t cur = *d->clock;
+
+	if (raw < (cur & mask))
+		cur += mask + 1;
+	*d->clock = (cur & ~mask) | raw;
+}
+
 static inline __attribute__((always_inline)) void note_int(struct ctf_dec *d,
 							   const struct dnode *dn, uint64_t raw)
 {
-	if (dn->meaning) {
-		d->meaning_val[dn->meaning] = raw;
-		d->meaning_set |= 1u << dn->meaning;
-	}
+	if (dn->meaning)
+		note_meaning(d, dn->meaning, raw);
 	/* timestamp_end only takes effect at the end of the packet (stream.c). */
-	if (dn->clock >= 0 && d->clock && dn->meaning != CTF_MEANING_TS_END) {
-		/* babeltrace2's clock update with wrap detection (ctf.md §1.9). */
-		uint64_t cur = *d->clock;
-
-		if (dn->size == 64) {
-			cur = raw;
-		} else {
-			uint64_t mask = (UINT64_C(1) << dn->size) - 1;
-
-			if (raw < (cur & mask))
-				cur += mask + 1;
-			cur = (cur & ~mask) | raw;
-		}
-		*d->clock = cur;
-	}
+	if (dn->clock >= 0 && d->clock && dn->meaning != CTF_MEANING_TS_END)
+		clock_advance(d, raw, dn->size == 64 ? UINT64_MAX : (UINT64_C(1) << dn->size) - 1);
 }
 
 /* A byte-aligned 8/16/32/64-bit load (dn->fast). */
@@ -242,13 +255,7 @@ static inline __attribute__((always_inline)) int dec_int(struct ctf_dec *d, cons
 	r = vpush(d, dn->type, &idx);
 	if (unlikely(r < 0))
 		return r;
-	if (dn->is_signed && dn->size < 64) {
-		uint64_t m = UINT64_C(1) << (dn->size - 1);
-
-		d->out->v[idx].u = (raw ^ m) - m;
-	} else {
-		d->out->v[idx].u = raw;
-	}
+	d->out->v[idx].u = dn->is_signed && dn->size < 64 ? sign_extend(raw, dn->size) : raw;
 	if (unlikely(dn->notes))
 		note_int(d, dn, raw);
 	return 0;
@@ -670,6 +677,16 @@ static int dec_variant(struct ctf_dec *d, const struct dnode *dn, unsigned depth
 	return 0;
 }
 
+/* The length a decoded integer lv gives a sequence: 0, or a negative one's error. */
+static inline int length_of(struct ctf_dec *d, const struct ctf_value *lv, bool is_signed,
+			    uint64_t *ret)
+{
+	if (is_signed && lv->s < 0)
+		return fail(d, "negative sequence length");
+	*ret = lv->u;
+	return 0;
+}
+
 static int seq_length(struct ctf_dec *d, const struct dnode *dn, uint64_t *ret)
 {
 	const struct ctf_value *lv;
@@ -679,10 +696,7 @@ static int seq_length(struct ctf_dec *d, const struct dnode *dn, uint64_t *ret)
 	if (r < 0)
 		return r;
 	lt = lv->type->kind == CTF_TYPE_ENUM ? lv->type->enumeration.container : lv->type;
-	if (lt->integer.is_signed && lv->s < 0)
-		return fail(d, "negative sequence length");
-	*ret = lv->u;
-	return 0;
+	return length_of(d, lv, lt->integer.is_signed, ret);
 }
 
 static int dec_array(struct ctf_dec *d, const struct dnode *dn, uint64_t len, unsigned depth)
@@ -813,12 +827,12 @@ static int exec_prog(struct ctf_dec *d, const struct dprog *pg)
 			break;
 		case DP_SEQUENCE: {
 			/* As seq_length(): the length is decoded, being before. */
-			const struct ctf_value *lv = &d->out->v[d->out->n - in->n];
+			uint64_t len;
 
-			if (in->len_signed && lv->s < 0)
-				return fail(d, "negative sequence length");
-			r = dn->kind == DN_TEXT_SEQUENCE ? dec_text(d, dn, lv->u) :
-							   dec_array(d, dn, lv->u, in->depth);
+			r = length_of(d, &d->out->v[d->out->n - in->n], in->len_signed, &len);
+			if (likely(r == 0))
+				r = dn->kind == DN_TEXT_SEQUENCE ? dec_text(d, dn, len) :
+								   dec_array(d, dn, len, in->depth);
 			if (unlikely(r < 0))
 				return r;
 			break;
@@ -921,12 +935,8 @@ shape_leaf(struct ctf_dec *d, const struct dnode *dn, struct ctf_value *v)
 		} else {
 			memcpy(&v->d, &raw, sizeof(v->d));
 		}
-	} else if (dn->is_signed && dn->size < 64) {
-		uint64_t m = UINT64_C(1) << (dn->size - 1);
-
-		v->u = (raw ^ m) - m;
 	} else {
-		v->u = raw;
+		v->u = dn->is_signed && dn->size < 64 ? sign_extend(raw, dn->size) : raw;
 	}
 	/* Applying a note twice (after a redo) changes nothing. */
 	if (unlikely(dn->notes))
@@ -1056,11 +1066,8 @@ static int exec_head(struct ctf_dec *d, const struct dhead *h)
 	if (unlikely(avail < h->tag_bytes))
 		return 1;
 	tag.u = head_bits(p, &h->tag);
-	if (h->tag.sx) {
-		uint64_t m = UINT64_C(1) << (h->tag.size - 1);
-
-		tag.u = (tag.u ^ m) - m;
-	}
+	if (h->tag.sx)
+		tag.u = sign_extend(tag.u, h->tag.size);
 	k = variant_pick(h->var, &tag);
 	if (unlikely(k == UINT32_MAX))
 		return 1;
@@ -1074,26 +1081,12 @@ static int exec_head(struct ctf_dec *d, const struct dhead *h)
 		const struct dh_leaf *l = &opt->leaves[i];
 		uint64_t raw = head_bits(p, l);
 
-		if (l->sx) {
-			uint64_t m = UINT64_C(1) << (l->size - 1);
-
-			v[l->vidx].u = (raw ^ m) - m;
-		} else {
-			v[l->vidx].u = raw;
-		}
+		v[l->vidx].u = l->sx ? sign_extend(raw, l->size) : raw;
 		/* note_int()'s, with what it tests known. */
-		if (l->meaning) {
-			d->meaning_val[l->meaning] = raw;
-			d->meaning_set |= 1u << l->meaning;
-		}
-		if (l->clock && d->clock) {
-			/* A 64-bit mask makes this cur = raw. */
-			uint64_t cur = *d->clock;
-
-			if (raw < (cur & l->mask))
-				cur += l->mask + 1;
-			*d->clock = (cur & ~l->mask) | raw;
-		}
+		if (l->meaning)
+			note_meaning(d, l->meaning, raw);
+		if (l->clock && d->clock)
+			clock_advance(d, raw, l->mask);
 	}
 	d->pos = at + opt->bits;
 	o->n += opt->n_vals;
