@@ -400,8 +400,7 @@ static int decode_prog(const struct ctf_trace_dec *td, const uint8_t *bytes, siz
 /*
  * A sequence whose length is an earlier member of its struct takes it a
  * fixed number of values back (DP_SEQUENCE), without walking the field
- * path; a negative signed length is still an error. Runs in the other
- * byte order load as the native ones do.
+ * path; a negative signed length is still an error.
  */
 static void test_sequence_sibling_length(void **state)
 {
@@ -458,6 +457,36 @@ static void test_sequence_sibling_length(void **state)
 	assert_int_equal(decode_prog(td, neg, sizeof(neg), &vals, &err), -STRATA_ESTREAM);
 	assert_string_equal(err, "negative sequence length");
 	ctf_trace_dec_destroy(td);
+	ctf_values_release(&vals);
+	pool_free();
+}
+
+/*
+ * A shape's run in the other byte order loads 8 bytes at once and swaps
+ * them (flat_bits()), as a native run shifts: the same values as the
+ * tree walk, signed ones extended.
+ */
+static void test_swapped_run(void **state)
+{
+	/* a = 0x0102 (BE), b = -2 (BE s32), c = 0x0304 (LE), then bytes to read past */
+	static const uint8_t bytes[] = { 0x01, 0x02, 0xff, 0xff, 0xff, 0xfe, 0x04, 0x03,
+					 0,    0,    0,	   0,	 0,    0,    0,	   0 };
+	struct ctf_trace_class *tc = tc_new();
+	struct ctf_type *root =
+		t_struct(3, (const char *[]){ "a", "b", "c" },
+			 (struct ctf_type *[]){ t_int(16, 8, false, CTF_BO_BE, -1, 0),
+						t_int(32, 8, true, CTF_BO_BE, -1, 0),
+						t_int(16, 8, false, CTF_BO_LE, -1, 0) });
+	struct ctf_values vals = { 0 };
+
+	(void)state;
+	assert_int_equal(
+		decode_bytes(tc, root, CTF_SCOPE_EVENT_HEADER, bytes, sizeof(bytes), &vals, NULL),
+		0);
+	assert_int_equal(vals.n, 4);
+	assert_int_equal(vals.v[1].u, 0x0102);
+	assert_int_equal(vals.v[2].s, -2);
+	assert_int_equal(vals.v[3].u, 0x0304);
 	ctf_values_release(&vals);
 	pool_free();
 }
@@ -1150,6 +1179,7 @@ int main(void)
 		cmocka_unit_test(test_bits_extended_header),
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_sequence_sibling_length),
+		cmocka_unit_test(test_swapped_run),
 		cmocka_unit_test(test_body_shape),
 		cmocka_unit_test(test_timestamp_wrap),
 		cmocka_unit_test(test_clock_conversion),
