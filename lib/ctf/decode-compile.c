@@ -128,6 +128,11 @@ static uint64_t fixed_values(const struct ctf_type *t, unsigned depth)
 	}
 }
 
+uint64_t ctf_dec_fixed_values(const struct ctf_type *t)
+{
+	return fixed_values(t, 0);
+}
+
 uint32_t ctf_dec_member_offset(const struct ctf_type *st, uint32_t m)
 {
 	uint64_t off = 1, e;

@@ -349,6 +349,13 @@ void ctf_trace_dec_destroy(struct ctf_trace_dec *td);
  */
 uint32_t ctf_dec_member_offset(const struct ctf_type *st, uint32_t m);
 
+/*
+ * The number of values every instance of t decodes to (its subtree
+ * included), or UINT64_MAX when that varies (variants, sequences but
+ * text ones) or is past the decoder's limits.
+ */
+uint64_t ctf_dec_fixed_values(const struct ctf_type *t);
+
 /* The stream class decoding tables for stream class id, or NULL. */
 const struct ctf_sc_dec *ctf_trace_dec_sc(const struct ctf_trace_dec *td, uint64_t id);
 /* The event class decoding tables for id, or NULL. */

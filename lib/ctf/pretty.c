@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctf/decode.h"
 #include "ctf/pretty-internal.h"
 #include "ctf/reader-internal.h"
 #include "ctf/writer.h"
@@ -105,7 +106,7 @@ struct scope_instance {
 	uint32_t n;
 	uint32_t text_len;
 	uint32_t text_mask; /* bit i: vals[i] is text */
-	/* The root type has no variant nor sequence: the types of vals[] follow from it. */
+	/* Every instance of the root type has the same value tree: its types follow from it. */
 	bool fixed;
 	/*
 	 * fixed: the indices of the numbers and of the texts; structs and
@@ -1017,28 +1018,6 @@ static bool is_text_type(const struct ctf_type *t)
 	       (t->kind == CTF_TYPE_SEQUENCE && t->sequence.is_text);
 }
 
-/* Whether every instance of t has the same value tree (no variant, no sequence). */
-static bool type_fixed(const struct ctf_type *t, unsigned depth)
-{
-	if (!t || depth > 32)
-		return false;
-	switch (t->kind) {
-	case CTF_TYPE_STRUCT:
-		for (size_t i = 0; i < t->structure.n_fields; i++)
-			if (!type_fixed(t->structure.fields[i].type, depth + 1))
-				return false;
-		return true;
-	case CTF_TYPE_ARRAY:
-		return t->array.is_text || type_fixed(t->array.elem, depth + 1);
-	case CTF_TYPE_VARIANT:
-		return false;
-	case CTF_TYPE_SEQUENCE:
-		return false;
-	default:
-		return true;
-	}
-}
-
 /* Whether root[0..n) prints as the cached instance does. */
 static bool cache_match(const struct scope_instance *sc, const struct ctf_value *v, size_t n)
 {
@@ -1089,7 +1068,7 @@ static void cache_fill(struct scope_instance *sc, const struct ctf_value *v, siz
 	if (n > CACHE_VALS || text_len > CACHE_TEXT || line->oom || line->len < start)
 		return;
 	sc->text_mask = 0;
-	sc->fixed = type_fixed(v[0].type, 0);
+	sc->fixed = ctf_dec_fixed_values(v[0].type) != UINT64_MAX;
 	sc->n_nums = sc->n_texts = 0;
 	for (size_t i = 0; i < n; i++) {
 		enum ctf_type_kind kind = v[i].type->kind;
