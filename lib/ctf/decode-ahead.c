@@ -158,14 +158,10 @@ static void *worker_main(void *arg)
 			if (!atomic_load_explicit(&w->streams[i]->ahead->done,
 						  memory_order_relaxed))
 				fill(w->streams[i], AHEAD_CHUNK, false);
-		if (has_room(w, &live))
-			continue;
-		if (!live)
-			break;
 		/*
-		 * The reader frees slots every few microseconds: waiting for
-		 * that without sleeping saves a wake-up, a round trip through
-		 * the hypervisor on a VM.
+		 * No room: the reader frees slots every few microseconds, and
+		 * waiting for that without sleeping saves a wake-up, a round
+		 * trip through the hypervisor on a VM.
 		 */
 		for (unsigned i = 0; i < AHEAD_SPIN && !has_room(w, &live) && live; i++)
 			cpu_relax();
