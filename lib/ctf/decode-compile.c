@@ -753,18 +753,52 @@ static uint32_t run_over(const struct dn_flat *flat, uint32_t n, uint32_t bits)
 
 static bool shape_walk(struct shape_build *sb, const struct dnode *dn);
 
-/* A struct's members [0, n_members): runs and nested shapes. */
-static bool shape_members(struct shape_build *sb, const struct dnode *dn, uint32_t n_members)
+/*
+ * Member i of dn, a scope root at value 0 of the shape and *at, when it is
+ * a sequence a SEQ or TSEQ op takes ("Sequences" in decode.h): its length
+ * an earlier member a fixed number of values back, its elements flat.
+ */
+static bool shape_seq_member(struct shape_build *sb, const struct dnode *dn, uint32_t i,
+			     const struct flat_at *at)
+{
+	const struct dnode *c = dn->children[i];
+	uint32_t back;
+
+	if ((c->kind != DN_SEQUENCE || !c->flat) && c->kind != DN_TEXT_SEQUENCE)
+		return false;
+	back = sibling_back(c, dn, i, at);
+	if (!back || sb->n_vals == sb->cap_vals)
+		return false;
+	return shape_op(
+		sb,
+		(struct ds_op){ .op = c->kind == DN_SEQUENCE ? DS_SEQ : DS_TSEQ,
+				.align = c->align,
+				.n = back,
+				.elem_align = c->kind == DN_SEQUENCE ? c->children[0]->align : 1,
+				.root = 0,
+				.vidx = shape_val(sb, c->type, 0, 0),
+				.flat = c->flat });
+}
+
+/*
+ * A struct's members [0, n_members): runs and nested shapes, and when at
+ * is set (dn is the scope root there), sequences.
+ */
+static bool shape_members(struct shape_build *sb, const struct dnode *dn, uint32_t n_members,
+			  const struct flat_at *at)
 {
 	for (uint32_t i = 0; i < n_members;) {
 		const struct dn_run *run = &dn->runs[i];
 
 		if (!run->n) {
-			if (!shape_walk(sb, dn->children[i]))
+			if (!(at && shape_seq_member(sb, dn, i, at)) &&
+			    !shape_walk(sb, dn->children[i]))
 				return false;
 			i++;
 			continue;
 		}
+		if (run->n > sb->cap_vals - sb->n_vals)
+			return false;
 		if (!shape_op(sb, (struct ds_op){ .op = DS_RUN,
 						  .align = dn->children[i]->align,
 						  .n = run->n,
@@ -809,7 +843,7 @@ static bool shape_walk(struct shape_build *sb, const struct dnode *dn)
 	case DN_STRUCT:
 		shape_val(sb, dn->type, (uint32_t)nv - 1, dn->n_children);
 		return shape_op(sb, (struct ds_op){ .op = DS_ALIGN, .align = dn->align }) &&
-		       shape_members(sb, dn, dn->n_children);
+		       shape_members(sb, dn, dn->n_children, NULL);
 	case DN_ARRAY:
 		shape_val(sb, dn->type, (uint32_t)nv - 1, dn->length);
 		if (!shape_op(sb, (struct ds_op){ .op = DS_ALIGN, .align = dn->align }))
@@ -835,6 +869,38 @@ static bool shape_walk(struct shape_build *sb, const struct dnode *dn)
 	}
 }
 
+static bool is_seq_op(const struct ds_op *op)
+{
+	return op->op == DS_SEQ || op->op == DS_TSEQ;
+}
+
+/* Cut sh's template after each sequence ("Sequences" in decode.h). */
+static void shape_segments(struct dshape *sh, struct ds_op *ops)
+{
+	struct ds_op *last = NULL;
+
+	sh->n_first = sh->n_vals;
+	for (uint32_t i = 0; i < sh->n_ops; i++) {
+		if (!is_seq_op(&ops[i]))
+			continue;
+		if (last)
+			last->seg_end = ops[i].vidx + 1;
+		else
+			sh->n_first = ops[i].vidx + 1;
+		last = &ops[i];
+	}
+	if (last)
+		last->seg_end = sh->n_vals;
+}
+
+static bool shape_has_seq(const struct dshape *sh)
+{
+	for (uint32_t i = 0; i < sh->n_ops; i++)
+		if (is_seq_op(&sh->ops[i]))
+			return true;
+	return false;
+}
+
 /* Copy a finished build into the arena. */
 static int shape_store(struct compile_ctx *cc, const struct shape_build *sb, struct dshape **ret)
 {
@@ -847,6 +913,7 @@ static int shape_store(struct compile_ctx *cc, const struct shape_build *sb, str
 	memcpy(tmpl, sb->vals, sb->n_vals * sizeof(*tmpl));
 	memcpy(ops, sb->ops, sb->n_ops * sizeof(*ops));
 	*sh = (struct dshape){ .n_vals = sb->n_vals, .tmpl = tmpl, .n_ops = sb->n_ops, .ops = ops };
+	shape_segments(sh, ops);
 	*ret = sh;
 	return 0;
 }
@@ -1087,21 +1154,27 @@ out:
 static int build_shape(struct compile_ctx *cc, const struct dnode *dn, enum ctf_scope scope,
 		       const struct dshape **ret)
 {
-	uint64_t nv = fixed_values(dn->type, 0);
+	const struct flat_at at = { .scope = scope };
+	uint64_t nv = fixed_values(dn->type, 0), before;
 	uint32_t n_members = dn->n_children;
 	struct ds_variant *var = NULL;
 	struct shape_build sb;
 	struct dshape *sh;
+	bool seqs = false;
 	int r;
 
 	*ret = NULL;
 	if (nv == UINT64_MAX) {
-		/* Fixed but for a variant at the end (event headers): keep it apart. */
-		nv = members_values(dn, n_members - (n_members > 0));
-		if (nv == UINT64_MAX || !tail_variant(dn, scope, nv))
-			return 0;
-		n_members--;
-		nv++; /* the variant's own value */
+		before = members_values(dn, n_members - (n_members > 0));
+		if (before != UINT64_MAX && tail_variant(dn, scope, before)) {
+			/* Fixed but for a variant at the end (event headers): keep it apart. */
+			n_members--;
+			nv = before + 1; /* the variant's own value */
+		} else {
+			/* Fixed but for sequences, maybe: counted empty, as they come. */
+			seqs = true;
+			nv = CTF_DEC_SHAPE_MAX_VALUES;
+		}
 	}
 	if (nv > CTF_DEC_SHAPE_MAX_VALUES)
 		return 0;
@@ -1110,7 +1183,7 @@ static int build_shape(struct compile_ctx *cc, const struct dnode *dn, enum ctf_
 		goto out;
 	shape_val(&sb, dn->type, (uint32_t)nv - 1, dn->n_children);
 	if (!shape_op(&sb, (struct ds_op){ .op = DS_ALIGN, .align = dn->align }) ||
-	    !shape_members(&sb, dn, n_members))
+	    !shape_members(&sb, dn, n_members, seqs ? &at : NULL))
 		goto out;
 	if (n_members < dn->n_children) {
 		const struct dnode *v = dn->children[n_members];
@@ -1119,7 +1192,9 @@ static int build_shape(struct compile_ctx *cc, const struct dnode *dn, enum ctf_
 		if (r < 0 || !var)
 			goto out;
 	}
-	if (sb.n_vals != nv)
+	if (seqs)
+		sb.vals[0].nsub = sb.n_vals - 1;
+	else if (sb.n_vals != nv)
 		goto out;
 	r = shape_store(cc, &sb, &sh);
 	if (r == 0) {
@@ -1156,6 +1231,10 @@ static int build_body(struct compile_ctx *cc, const struct dnode *stream_ctx,
 		part = roots[k]->shape;
 		if (!part || part->var)
 			return 0;
+		/* Only the last scope's values may move ("Sequences" in decode.h). */
+		for (int j = k + 1; j < CTF_BODY_COUNT; j++)
+			if (roots[j] && shape_has_seq(part))
+				return 0;
 		nv += part->n_vals;
 		nops += part->n_ops;
 	}
@@ -1177,6 +1256,7 @@ static int build_body(struct compile_ctx *cc, const struct dnode *stream_ctx,
 			struct ds_op op = part->ops[i];
 
 			op.vidx += base;
+			op.root += base;
 			if (!shape_op(&sb, op))
 				goto out;
 		}

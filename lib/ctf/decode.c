@@ -965,9 +965,18 @@ shape_leaf(struct ctf_dec *d, const struct dnode *dn, struct ctf_value *v)
 	return true;
 }
 
-/* Run a shape's ops, filling v[]: false when one does not fit. */
+static bool shape_seq(struct ctf_dec *d, const struct ds_op *op, const struct ctf_value *tmpl,
+		      uint32_t n_vals, uint32_t *extra);
+
+/*
+ * Run a shape's ops, filling v[]: false when one does not fit. With
+ * sequences (SEQ, TSEQ ops), v is d->out's end, the shape's template is
+ * tmpl (n_vals values) and *extra receives how many values the sequences
+ * added.
+ */
 static inline __attribute__((always_inline)) bool
-run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const struct ds_op *e)
+run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const struct ds_op *e,
+	const struct ctf_value *tmpl, uint32_t n_vals, uint32_t *extra)
 {
 	const uint8_t *p, *nul;
 	uint64_t avail;
@@ -1025,9 +1034,15 @@ run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const st
 			v[op->vidx].str.len = nul ? (uint32_t)(nul - p) : op->n;
 			d->pos += (uint64_t)op->n * 8;
 			break;
-		default: /* DS_LEAF */
+		case DS_LEAF:
 			if (unlikely(!shape_leaf(d, op->dn, &v[op->vidx])))
 				return false;
+			break;
+		default: /* DS_SEQ, DS_TSEQ */
+			if (unlikely(!shape_seq(d, op, tmpl, n_vals, extra)))
+				return false;
+			/* The values may have moved, and those after it did. */
+			v = d->out->v + d->out->n + *extra;
 			break;
 		}
 	}
@@ -1053,6 +1068,60 @@ static inline bool shape_room(struct ctf_dec *d, uint32_t used, uint32_t n)
 	while (unlikely(o->cap - o->n - used < n))
 		if (grow(d) < 0)
 			return false;
+	return true;
+}
+
+/*
+ * A SEQ or TSEQ op ("Sequences" in decode.h), the values so far shifted
+ * by *extra: its elements or text, its segment of the template, and the
+ * shift grown by its element count. false when it does not fit.
+ */
+static bool shape_seq(struct ctf_dec *d, const struct ds_op *op, const struct ctf_value *tmpl,
+		      uint32_t n_vals, uint32_t *extra)
+{
+	struct ctf_values *o = d->out;
+	struct ctf_value *v = o->v + o->n, *vs = v + *extra;
+	const struct dn_flat *f = op->flat;
+	const uint8_t *p = d->base + (d->pos >> 3), *nul;
+	uint64_t len;
+
+	/*
+	 * A negative signed length (length_of()'s error) is sign-extended:
+	 * past any content left, it fails the checks below and the program
+	 * reports it.
+	 */
+	len = vs[op->vidx - op->n].u;
+	if (op->op == DS_TSEQ) {
+		/* dec_text()'s. */
+		if (len > (d->end - d->pos) / 8 || len > UINT32_MAX)
+			return false;
+		nul = find_nul(p, len);
+		vs[op->vidx].str.ptr = (const char *)p;
+		vs[op->vidx].str.len = nul ? (uint32_t)(nul - p) : (uint32_t)len;
+		d->pos += len * 8;
+		len = 0; /* no element values */
+	} else {
+		/* dec_array()'s and dec_flat_array()'s, the value limit included. */
+		if (len > (d->end - d->pos) / f->size ||
+		    (uint64_t)o->n + n_vals + *extra + len > CTF_DEC_MAX_VALUES ||
+		    (len && (d->pos & (op->elem_align - 1))) ||
+		    !shape_room(d, 0, n_vals + *extra + (uint32_t)len))
+			return false;
+		v = o->v + o->n; /* grown: moved */
+		vs = v + *extra;
+		vs[op->vidx].count = len;
+		vs[op->vidx].nsub = (uint32_t)len;
+		v[op->root].nsub += (uint32_t)len;
+		for (uint32_t k = 1; k <= len; k++) {
+			vs[op->vidx + k].type = f->type;
+			vs[op->vidx + k].nsub = 0;
+			vs[op->vidx + k].option = 0;
+		}
+		fill_array(&vs[op->vidx + 1], f, p, (uint32_t)len);
+		d->pos += len * f->size;
+	}
+	copy_values(vs + len + op->vidx + 1, tmpl + op->vidx + 1, op->seg_end - op->vidx - 1);
+	*extra += (uint32_t)len;
 	return true;
 }
 
@@ -1125,13 +1194,13 @@ static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
 	const struct ds_variant *var = sh->var;
 	const struct dshape *sub;
 	struct ctf_value *v;
-	uint32_t opt, n = sh->n_vals;
+	uint32_t opt, n = sh->n_vals, extra = 0;
 
 	if (!shape_room(d, 0, n))
 		goto redo;
 	v = o->v + o->n;
-	copy_values(v, sh->tmpl, n);
-	if (unlikely(!run_ops(d, v, sh->ops, sh->ops + sh->n_ops)))
+	copy_values(v, sh->tmpl, sh->n_first);
+	if (unlikely(!run_ops(d, v, sh->ops, sh->ops + sh->n_ops, sh->tmpl, n, &extra)))
 		goto redo;
 	if (var) {
 		opt = variant_pick(var->dn, &v[var->tag]);
@@ -1145,11 +1214,13 @@ static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
 		v[var->vidx].option = opt;
 		v[var->vidx].nsub = sub->n_vals;
 		v[0].nsub += sub->n_vals;
-		if (unlikely(!run_ops(d, v + n, sub->ops, sub->ops + sub->n_ops)))
+		/* Option shapes have no sequence: no extra values. */
+		if (unlikely(!run_ops(d, v + n, sub->ops, sub->ops + sub->n_ops, sub->tmpl,
+				      sub->n_vals, &extra)))
 			goto redo;
 		n += sub->n_vals;
 	}
-	o->n += n;
+	o->n += n + extra;
 	return 0;
 redo:
 	d->pos = pos0;

@@ -187,6 +187,8 @@ enum ds_kind {
 	DS_STRING,
 	DS_TEXT, /* text array of n bytes */
 	DS_LEAF, /* one integer or float of another layout (dn) */
+	DS_SEQ, /* a sequence of flat elements (struct dn_flat), see below */
+	DS_TSEQ, /* a text sequence */
 };
 
 struct ds_op {
@@ -200,9 +202,33 @@ struct ds_op {
 	 * binary32, a swap on a big-endian host): see struct dn_flat.shift.
 	 */
 	uint32_t over;
-	const struct dn_flat *flat; /* RUN, ARRAY */
+	const struct dn_flat *flat; /* RUN, ARRAY, SEQ: the element's */
 	const struct dnode *dn; /* LEAF */
+	/* SEQ, TSEQ: see "Sequences" below; n is how many values back the length is. */
+	uint32_t elem_align; /* SEQ: bits */
+	uint32_t root; /* the scope root's value */
+	uint32_t seg_end; /* the template values copied after it: [vidx + 1, seg_end) */
 };
+
+/*
+ * Sequences. A scope root whose members are fixed but for sequences
+ * (LTTng's `_x_length, x` pairs: the length a fixed number of values
+ * before the sequence, elements of one flat integer type, or text) also
+ * has a shape. Its template is the values with every sequence empty, cut
+ * after each sequence's value; the values after a sequence move by its
+ * element count, so the template is copied a segment at a time:
+ *
+ *   template  [root][n][seq]|[m][seq2]|[z]      n_first = 3
+ *   values    [root][n][seq][e0][e1]|[m][seq2]|[z]
+ *                            ^ written by the SEQ op, which then copies
+ *                              its segment [m][seq2] and shifts the ops after it
+ *
+ * Each SEQ op writes the elements, its value's count and nsub, adds the
+ * count to the root's nsub (the root comes first, so it never moves) and
+ * copies the next segment. Only a scope root's own members may be
+ * sequences, and in a body shape only the last scope may have them, so
+ * that scope roots keep fixed value indices.
+ */
 
 /* Values and ops of a shape: bounded so templates stay small. */
 #define CTF_DEC_SHAPE_MAX_VALUES 4096u
@@ -265,7 +291,8 @@ struct dhead {
 };
 
 struct dshape {
-	uint32_t n_vals;
+	uint32_t n_vals; /* with every sequence empty */
+	uint32_t n_first; /* template values before the first SEQ/TSEQ op's segment */
 	const struct ctf_value *tmpl;
 	uint32_t n_ops;
 	const struct ds_op *ops;

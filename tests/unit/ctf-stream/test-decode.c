@@ -116,6 +116,19 @@ static struct ctf_type *t_seq_u8(enum ctf_scope scope, uint32_t m)
 	return seq;
 }
 
+/* A sequence of elem (text: 8-bit chars) whose length is member m of scope's root. */
+static struct ctf_type *t_seq(struct ctf_type *elem, bool text, enum ctf_scope scope, uint32_t m)
+{
+	struct ctf_type *seq = zalloc(sizeof(*seq));
+
+	seq->kind = CTF_TYPE_SEQUENCE;
+	seq->align = elem->align;
+	seq->sequence.elem = elem;
+	seq->sequence.is_text = text;
+	seq->sequence.length = *path1(scope, 1, &m);
+	return seq;
+}
+
 static struct ctf_type *compact_header(enum ctf_byte_order bo, int clock)
 {
 	struct ctf_type *e = zalloc(sizeof(*e)), *v = zalloc(sizeof(*v)), *hdr;
@@ -366,7 +379,9 @@ static void test_shapes(void **state)
 	assert_int_equal(td->scs[0].event_header->shape->head->opts[1].bits, 104);
 	assert_non_null(td->scs[0].ecs[0].payload->shape);
 	assert_null(td->scs[0].ecs[0].payload->shape->var);
-	assert_null(td->scs[0].ecs[1].payload->shape);
+	/* A sequence after its length: a shape too, with no tail variant. */
+	assert_non_null(td->scs[0].ecs[1].payload->shape);
+	assert_null(td->scs[0].ecs[1].payload->shape->var);
 	ctf_trace_dec_destroy(td);
 	/* The reference compiles none. */
 	assert_int_equal(ctf_trace_dec_create_opts(tc, true, &td, NULL, 0), 0);
@@ -462,6 +477,171 @@ static void test_sequence_sibling_length(void **state)
 }
 
 /*
+ * Decode n bytes as the event header root, with the compiled tables or
+ * the generic tree walk; the error text in *err. The bytes are copied to
+ * a buffer of exactly n bytes (*copy, for the caller to free once done
+ * with the values), so that reading past them is caught.
+ */
+static int decode_exact(const struct ctf_trace_class *tc, bool generic, const uint8_t *bytes,
+			size_t n, struct ctf_values *vals, const char **err, uint8_t **copy)
+{
+	struct ctf_trace_dec *td;
+	int r;
+
+	*copy = malloc(n ? n : 1);
+	assert_non_null(*copy);
+	memcpy(*copy, bytes, n);
+	assert_int_equal(ctf_trace_dec_create_opts(tc, generic, &td, NULL, 0), 0);
+	r = decode_prog(td, *copy, n, vals, err);
+	ctf_trace_dec_destroy(td);
+	return r;
+}
+
+/*
+ * A root whose members are fixed but for sequences whose length is an
+ * earlier member (LTTng's `_x_length, x`) has a shape too ("Sequences" in
+ * decode.h): elements of one flat type or text, the values after each
+ * sequence moved by its count. The same values and errors as the tree
+ * walk: empty, one element, enough to grow the value array, a negative
+ * length, elements or text past the end.
+ */
+static void test_sequence_shape(void **state)
+{
+	struct ctf_trace_class *tc = tc_new();
+	struct ctf_type *root;
+	struct ctf_stream_class *sc;
+	struct ctf_trace_dec *td;
+	const struct dshape *sh;
+	struct ctf_values a = { 0 }, b = { 0 };
+	unsigned n_seq = 0, n_tseq = 0;
+	uint8_t buf[256], *ca, *cb;
+	const char *ea, *eb;
+
+	(void)state;
+	/* n (s8), a (u16), seq (u16 BE)[n], tl (u8), txt (text)[tl], tail (u32) */
+	root = t_struct(6, (const char *[]){ "n", "a", "seq", "tl", "txt", "tail" },
+			(struct ctf_type *[]){ t_int(8, 8, true, CTF_BO_LE, -1, 0),
+					       t_int(16, 8, false, CTF_BO_LE, -1, 0),
+					       t_seq(t_int(16, 8, false, CTF_BO_BE, -1, 0), false,
+						     CTF_SCOPE_EVENT_HEADER, 0),
+					       t_int(8, 8, false, CTF_BO_LE, -1, 0),
+					       t_seq(t_int(8, 8, false, CTF_BO_LE, -1, 0), true,
+						     CTF_SCOPE_EVENT_HEADER, 3),
+					       t_int(32, 8, false, CTF_BO_LE, -1, 0) });
+	sc = tc_add_sc(tc, 0);
+	sc->event_header = root;
+	assert_int_equal(ctf_trace_dec_create(tc, &td, NULL, 0), 0);
+	sh = td->scs[0].event_header->shape;
+	assert_non_null(sh);
+	/* root, n, a, seq | tl, txt | tail */
+	assert_int_equal(sh->n_vals, 7);
+	assert_int_equal(sh->n_first, 4);
+	for (uint32_t i = 0; i < sh->n_ops; i++) {
+		if (sh->ops[i].op == DS_SEQ) {
+			assert_int_equal(sh->ops[i].n, 2); /* a, then n */
+			assert_int_equal(sh->ops[i].seg_end, 6);
+			n_seq++;
+		} else if (sh->ops[i].op == DS_TSEQ) {
+			assert_int_equal(sh->ops[i].n, 1);
+			assert_int_equal(sh->ops[i].seg_end, 7);
+			n_tseq++;
+		}
+	}
+	assert_int_equal(n_seq, 1);
+	assert_int_equal(n_tseq, 1);
+	ctf_trace_dec_destroy(td);
+
+	/* count: the elements; text: its length and bytes. */
+	for (int count = -1; count <= 60; count++) {
+		size_t n = 0;
+
+		buf[n++] = (uint8_t)count;
+		buf[n++] = 0x02;
+		buf[n++] = 0x01;
+		for (int k = 0; k < count; k++) {
+			buf[n++] = (uint8_t)(k >> 8);
+			buf[n++] = (uint8_t)(k * 7 + 1);
+		}
+		buf[n++] = 3;
+		memcpy(&buf[n], "ab", 3);
+		n += 3;
+		memcpy(&buf[n], "\xef\xbe\xad\xde", 4);
+		n += 4;
+		/* Whole, then cut in the elements, the text and the tail. */
+		for (size_t cut = 0; cut <= 9 && cut < n; cut += (count == 2 ? 1 : 4)) {
+			int ra = decode_exact(tc, false, buf, n - cut, &a, &ea, &ca);
+			int rb = decode_exact(tc, true, buf, n - cut, &b, &eb, &cb);
+
+			assert_int_equal(ra, rb);
+			free(cb);
+			if (ra < 0) {
+				free(ca);
+				assert_string_equal(ea, eb);
+				continue;
+			}
+			assert_int_equal(a.n, b.n);
+			for (uint32_t i = 0; i < a.n; i++) {
+				assert_ptr_equal(a.v[i].type, b.v[i].type);
+				assert_int_equal(a.v[i].nsub, b.v[i].nsub);
+			}
+			assert_true(a.v[0].count == 6);
+			assert_true(a.v[3].count == (uint64_t)count);
+			for (int k = 0; k < count; k++)
+				assert_true(a.v[4 + k].u ==
+					    (uint64_t)(((k >> 8) << 8) | ((k * 7 + 1) & 0xff)));
+			assert_true(a.v[4 + count].u == 3);
+			assert_int_equal(a.v[5 + count].str.len, 2);
+			assert_memory_equal(a.v[5 + count].str.ptr, "ab", 2);
+			assert_true(a.v[6 + count].u == 0xdeadbeef);
+			free(ca);
+		}
+		if (count == -1) {
+			assert_int_equal(decode_exact(tc, false, buf, n, &a, &ea, &ca),
+					 -STRATA_ESTREAM);
+			free(ca);
+			assert_string_equal(ea, "negative sequence length");
+		}
+	}
+	/*
+	 * Elements aligned more than the sequence: the tree walk aligns each,
+	 * and so must the shape (n = 1, 3 bytes of padding, then 7).
+	 */
+	{
+		static const uint8_t pad[] = { 1, 0, 0, 0, 7, 0, 0, 0 };
+		struct ctf_trace_class *tc2 = tc_new();
+		struct ctf_type *seq = t_seq(t_int(32, 32, false, CTF_BO_LE, -1, 0), false,
+					     CTF_SCOPE_EVENT_HEADER, 0);
+
+		seq->align = 8;
+		tc_add_sc(tc2, 0)->event_header = t_struct(
+			2, (const char *[]){ "n", "s" },
+			(struct ctf_type *[]){ t_int(8, 8, false, CTF_BO_LE, -1, 0), seq });
+		assert_int_equal(decode_exact(tc2, false, pad, sizeof(pad), &a, &ea, &ca), 0);
+		assert_int_equal(decode_exact(tc2, true, pad, sizeof(pad), &b, &eb, &cb), 0);
+		free(ca);
+		free(cb);
+		assert_int_equal(a.n, 4);
+		assert_int_equal(b.n, 4);
+		assert_true(a.v[3].u == 7 && b.v[3].u == 7);
+	}
+	/* Text longer than what is left. */
+	{
+		static const uint8_t past[] = { 0, 0x02, 0x01, 50, 'a', 'b', 0, 1, 2, 3, 4 };
+
+		assert_int_equal(decode_exact(tc, false, past, sizeof(past), &a, &ea, &ca),
+				 -STRATA_ESTREAM);
+		assert_int_equal(decode_exact(tc, true, past, sizeof(past), &b, &eb, &cb),
+				 -STRATA_ESTREAM);
+		free(ca);
+		free(cb);
+		assert_string_equal(ea, eb);
+	}
+	ctf_values_release(&a);
+	ctf_values_release(&b);
+	pool_free();
+}
+
+/*
  * A shape's run in the other byte order loads 8 bytes at once and swaps
  * them (flat_bits()), as a native run shifts: the same values as the
  * tree walk, signed ones extended.
@@ -529,7 +709,20 @@ static void test_body_shape(void **state)
 	assert_int_equal(ecd->body_idx[CTF_BODY_CONTEXT], 3);
 	assert_int_equal(ecd->body_idx[CTF_BODY_PAYLOAD], 5);
 	assert_ptr_equal(ecd->body->tmpl[5].type, ec->payload);
-	/* A sequence has no shape: that class decodes scope by scope. */
+	/* A sequence in the payload, the last scope: a body shape too. */
+	assert_non_null(td->scs[0].ecs[1].body);
+	assert_int_equal(td->scs[0].ecs[1].body->n_vals, 6);
+	assert_int_equal(td->scs[0].ecs[1].body->n_first, 6);
+	ctf_trace_dec_destroy(td);
+	/* In an earlier scope it would move the payload's root: no body. */
+	sc->event_context =
+		t_struct(3, (const char *[]){ "pid", "n", "s" },
+			 (struct ctf_type *[]){ t_int(32, 8, true, CTF_BO_LE, -1, 0),
+						t_int(8, 8, false, CTF_BO_LE, -1, 0),
+						t_seq_u8(CTF_SCOPE_STREAM_EVENT_CONTEXT, 1) });
+	assert_int_equal(ctf_trace_dec_create(tc, &td, NULL, 0), 0);
+	assert_non_null(td->scs[0].event_context->shape);
+	assert_null(td->scs[0].ecs[0].body);
 	assert_null(td->scs[0].ecs[1].body);
 	ctf_trace_dec_destroy(td);
 	assert_int_equal(ctf_trace_dec_create_opts(tc, true, &td, NULL, 0), 0);
@@ -1181,6 +1374,7 @@ int main(void)
 		cmocka_unit_test(test_sequence_sibling_length),
 		cmocka_unit_test(test_swapped_run),
 		cmocka_unit_test(test_body_shape),
+		cmocka_unit_test(test_sequence_shape),
 		cmocka_unit_test(test_timestamp_wrap),
 		cmocka_unit_test(test_clock_conversion),
 		cmocka_unit_test(test_discarded_accounting),

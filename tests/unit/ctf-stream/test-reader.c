@@ -57,6 +57,8 @@ static void values_equal(const struct ctf_value *a, const struct ctf_value *b)
 		const struct ctf_type *t = a[i].type;
 
 		assert_int_equal(t->kind, b[i].type->kind);
+		/* Every value's descendants: the tree has the same form. */
+		assert_int_equal(a[i].nsub, b[i].nsub);
 		switch (t->kind) {
 		case CTF_TYPE_INT:
 		case CTF_TYPE_ENUM:
@@ -82,6 +84,9 @@ static void values_equal(const struct ctf_value *a, const struct ctf_value *b)
 			break;
 		case CTF_TYPE_VARIANT:
 			assert_int_equal(a[i].option, b[i].option);
+			break;
+		case CTF_TYPE_STRUCT:
+			assert_true(a[i].count == b[i].count);
 			break;
 		default:
 			break;
