@@ -209,6 +209,9 @@ static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, s
 			goto out;
 		}
 	}
+	/* Without pools, streams model no recycled object (struct ctf_ec_pool). */
+	if (!opts || !opts->bt_stale_strings)
+		goto open_streams;
 	rt->pools = calloc(rt->t.tc->n_streams ? rt->t.tc->n_streams : 1, sizeof(*rt->pools));
 	if (!rt->pools) {
 		ret = -ENOMEM;
@@ -223,6 +226,7 @@ static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, s
 			goto out;
 		}
 	}
+open_streams:
 	ret = ctf_trace_open_streams(rt, dirs, n_dirs, &r->streams, &r->n_streams, r->err,
 				     sizeof(r->err));
 out:

@@ -33,10 +33,12 @@ struct ctf_stream_file {
  * babeltrace2 2.0.4 recycles event objects per event class, and a string
  * (or text array/sequence) field decoded empty keeps the text of the
  * recycled object's previous use: its output shows that stale text. To
- * print the same, the reader models the objects: which one each event gets
- * follows babeltrace2's message batching (15 messages per upstream refill
- * and per muxer call) and its LIFO pools. Only top-level members of the
- * stream event context, event context and payload are modeled.
+ * print the same, the reader models the objects when asked to
+ * (strata_ctf_reader_options.bt_stale_strings; else rt->pools is NULL and
+ * no event holds an object): which one each event gets follows
+ * babeltrace2's message batching (15 messages per upstream refill and per
+ * muxer call) and its LIFO pools. Only top-level members of the stream
+ * event context, event context and payload are modeled.
  */
 struct ctf_stale {
 	const char *ptr; /* into a packet buffer, or own when owned */

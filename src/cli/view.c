@@ -492,6 +492,8 @@ static int run_view(int argc, char **argv)
 	 * either way: the worker's slots cross CPUs), and the text path already
 	 * uses both CPUs; see docs/benchmarks.md.
 	 */
+	/* What babeltrace2 prints needs its stale strings; decoding alone does not. */
+	a.reader.bt_stale_strings = !a.decode_only;
 	ret = strata_ctf_reader_create(a.paths, a.n_paths, &a.reader, &reader, &errmsg);
 	if (ret < 0)
 		return open_error(&a, ret, errmsg);

@@ -176,6 +176,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* As `strata view` reads to print: the recycled-object model too. */
+	static const struct strata_ctf_reader_options opts = { .bt_stale_strings = true };
 	struct strata_ctf_reader *r = NULL;
 	struct strata_ctf_msg msg;
 	const char *path;
@@ -190,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(sp, sizeof(sp), "%s/stream", path);
 	if (write_all(sp, data + 1, size - 1) < 0)
 		return 0;
-	if (strata_ctf_reader_create(&path, 1, NULL, &r, NULL) < 0)
+	if (strata_ctf_reader_create(&path, 1, &opts, &r, NULL) < 0)
 		return 0;
 	for (unsigned n = 0; n < 100000; n++) {
 		if (strata_ctf_reader_next(r, &msg) != STRATA_CTF_OK)

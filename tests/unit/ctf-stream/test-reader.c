@@ -34,17 +34,23 @@ static const char *trace_path(const char *rel, char *buf, size_t len)
 	return buf;
 }
 
-static struct strata_ctf_reader *open_one(const char *rel)
+static struct strata_ctf_reader *open_opts(const char *rel,
+					   const struct strata_ctf_reader_options *opts)
 {
 	struct strata_ctf_reader *r = NULL;
 	char buf[1200];
 	const char *p = trace_path(rel, buf, sizeof(buf));
 	char *err = NULL;
-	int ret = strata_ctf_reader_create(&p, 1, NULL, &r, &err);
+	int ret = strata_ctf_reader_create(&p, 1, opts, &r, &err);
 
 	if (ret < 0)
 		fail_msg("cannot open %s: %s", p, err ? err : "?");
 	return r;
+}
+
+static struct strata_ctf_reader *open_one(const char *rel)
+{
+	return open_opts(rel, NULL);
 }
 
 static void values_equal(const struct ctf_value *a, const struct ctf_value *b)
@@ -232,15 +238,17 @@ static void test_field_lookup(void **state)
 /*
  * babeltrace2 2.0.4 shows an empty string as the stale text of the recycled
  * event object (struct ctf_ec_pool). lttng/discard logs rtest:load events
- * with empty names among others: every name must read as babeltrace2
- * prints it (checked when babeltrace2 is installed).
+ * with empty names among others: with bt_stale_strings, every name must
+ * read as babeltrace2 prints it (checked when babeltrace2 is installed);
+ * without, the empty ones read empty, as the trace holds them.
  */
 static void test_stale_empty_strings(void **state)
 {
-	struct strata_ctf_reader *r;
-	struct strata_ctf_msg m;
+	static const struct strata_ctf_reader_options stale = { .bt_stale_strings = true };
+	struct strata_ctf_reader *r, *plain;
+	struct strata_ctf_msg m, mp;
 	char buf[1200], cmd[1400], line[8192];
-	unsigned checked = 0;
+	unsigned checked = 0, stale_read = 0;
 	FILE *bt;
 
 	(void)state;
@@ -250,7 +258,7 @@ static void test_stale_empty_strings(void **state)
 		 trace_path("lttng/discard", buf, sizeof(buf)));
 	bt = popen(cmd, "r");
 	assert_non_null(bt);
-	r = open_one("lttng/discard");
+	r = open_opts("lttng/discard", &stale);
 	while (strata_ctf_reader_next(r, &m) == STRATA_CTF_OK) {
 		const char *s, *p, *q;
 		uint32_t len;
@@ -273,6 +281,31 @@ static void test_stale_empty_strings(void **state)
 	pclose(bt);
 	assert_true(checked > 100);
 	strata_ctf_reader_destroy(r);
+
+	/*
+	 * gen/stale-strings has empty strings after non-empty ones: read
+	 * without the option, they stay empty; a non-empty one reads the same.
+	 */
+	r = open_opts("gen/stale-strings", &stale);
+	plain = open_one("gen/stale-strings");
+	while (strata_ctf_reader_next(r, &m) == STRATA_CTF_OK) {
+		const char *s, *ps;
+		uint32_t len, plen;
+
+		assert_int_equal(strata_ctf_reader_next(plain, &mp), STRATA_CTF_OK);
+		if (m.type != STRATA_CTF_MSG_EVENT ||
+		    !strata_ctf_event_field_str(m.event, "s", &s, &len))
+			continue;
+		assert_true(strata_ctf_event_field_str(mp.event, "s", &ps, &plen));
+		if (plen)
+			assert_true(plen == len && memcmp(ps, s, len) == 0);
+		else
+			stale_read += len != 0;
+	}
+	assert_int_equal(strata_ctf_reader_next(plain, &mp), STRATA_CTF_END);
+	assert_true(stale_read > 10);
+	strata_ctf_reader_destroy(r);
+	strata_ctf_reader_destroy(plain);
 }
 
 /* Rotation chunks share a UUID: two metadata files, one merged trace. */
@@ -484,8 +517,10 @@ static void test_programs_match_tree_walk(void **state)
  */
 static void test_decode_threads_same(void **state)
 {
-	struct strata_ctf_reader_options two = { .decode_threads = 2 };
-	struct strata_ctf_reader_options four = { .decode_threads = 4 };
+	/* With the recycled-object model, which the threads must keep in order. */
+	struct strata_ctf_reader_options one = { .bt_stale_strings = true };
+	struct strata_ctf_reader_options two = { .decode_threads = 2, .bt_stale_strings = true };
+	struct strata_ctf_reader_options four = { .decode_threads = 4, .bt_stale_strings = true };
 
 	static const char *const bad[] = {
 		"bad/truncated",	"bad/event-past-content", "bad/string-past-content",
@@ -495,12 +530,12 @@ static void test_decode_threads_same(void **state)
 	unsigned events = 0;
 
 	(void)state;
-	compare_corpus(NULL, &two);
-	compare_corpus(NULL, &four);
+	compare_corpus(&one, &two);
+	compare_corpus(&one, &four);
 	/* A malformed stream decoded by a worker, then by the caller's thread. */
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		compare_readers2("gen/minimal", bad[i], NULL, &two, &events);
-		compare_readers2(bad[i], "gen/minimal", NULL, &two, &events);
+		compare_readers2("gen/minimal", bad[i], &one, &two, &events);
+		compare_readers2(bad[i], "gen/minimal", &one, &two, &events);
 	}
 	assert_true(events > 0);
 }

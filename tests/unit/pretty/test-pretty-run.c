@@ -59,6 +59,7 @@ static int print_trace(const char *rel, const struct mode *mode, char **ret_out,
 {
 	const char *path = trace_path(rel);
 	struct strata_ctf_pretty_options o = { 0 };
+	struct strata_ctf_reader_options ro = { .bt_stale_strings = true };
 	struct strata_ctf_reader *r = NULL;
 	struct strata_ctf_pretty *p;
 	size_t out_len = 0, err_len = 0;
@@ -68,7 +69,7 @@ static int print_trace(const char *rel, const struct mode *mode, char **ret_out,
 
 	assert_non_null(out);
 	assert_non_null(err);
-	assert_int_equal(strata_ctf_reader_create(&path, 1, NULL, &r, NULL), 0);
+	assert_int_equal(strata_ctf_reader_create(&path, 1, &ro, &r, NULL), 0);
 	p = strata_ctf_pretty_create(&o, out, err);
 	assert_non_null(p);
 	if (mode->threaded && mode->self == CTF_RUN_SELF_ADAPTIVE && !mode->batch) {
