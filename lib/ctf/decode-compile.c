@@ -1442,15 +1442,10 @@ const struct ctf_sc_dec *ctf_trace_dec_sc(const struct ctf_trace_dec *td, uint64
 	return NULL;
 }
 
-const struct ctf_ec_dec *ctf_sc_dec_ec(const struct ctf_sc_dec *scd, uint64_t id)
+const struct ctf_ec_dec *ctf_sc_dec_ec_search(const struct ctf_sc_dec *scd, uint64_t id)
 {
 	size_t lo = 0, hi = scd->sc->n_events;
 
-	if (id < scd->n_dense) {
-		uint32_t i = scd->ec_dense[id];
-
-		return i ? &scd->ecs[i - 1] : NULL;
-	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint64_t mid_id = scd->sc->events[mid]->id;

@@ -389,7 +389,7 @@ static int resolve(struct ctf_dec *d, const struct ctf_field_path *path,
 	const struct ctf_values *vals;
 	uint32_t i, n;
 
-	if (path->scope >= CTF_SCOPE_COUNT || !d->root[path->scope].present)
+	if (path->scope >= CTF_SCOPE_COUNT || !(d->roots & (1u << path->scope)))
 		return fail(d, "field path refers to an absent scope");
 	root = &d->root[path->scope];
 	vals = root->vals;
@@ -617,7 +617,8 @@ static inline int resolve_dn(struct ctf_dec *d, const struct dnode *dn,
 		const struct ctf_scope_root *root = &d->root[dn->path->scope];
 
 		/* Decoded: everything before it in pre-order is complete. */
-		if (root->present && root->vals->n - root->idx > dn->path_off) {
+		if ((d->roots & (1u << dn->path->scope)) &&
+		    root->vals->n - root->idx > dn->path_off) {
 			*ret = &root->vals->v[root->idx + dn->path_off];
 			return 0;
 		}
@@ -1238,7 +1239,7 @@ int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *
 	*ret_idx = dec->out->n;
 	dec->root[scope].vals = dec->out;
 	dec->root[scope].idx = dec->out->n;
-	dec->root[scope].present = true;
+	dec->roots |= 1u << scope;
 	if (root->shape) {
 		if (root->shape->head && likely(exec_head(dec, root->shape->head) == 0))
 			return 0;

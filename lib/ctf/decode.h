@@ -385,8 +385,19 @@ uint64_t ctf_dec_fixed_values(const struct ctf_type *t);
 
 /* The stream class decoding tables for stream class id, or NULL. */
 const struct ctf_sc_dec *ctf_trace_dec_sc(const struct ctf_trace_dec *td, uint64_t id);
-/* The event class decoding tables for id, or NULL. */
-const struct ctf_ec_dec *ctf_sc_dec_ec(const struct ctf_sc_dec *scd, uint64_t id);
+/* ctf_sc_dec_ec() for ids past the dense table. */
+const struct ctf_ec_dec *ctf_sc_dec_ec_search(const struct ctf_sc_dec *scd, uint64_t id);
+
+/* The event class decoding tables for id, or NULL. Inline: once per event. */
+static inline const struct ctf_ec_dec *ctf_sc_dec_ec(const struct ctf_sc_dec *scd, uint64_t id)
+{
+	if (id < scd->n_dense) {
+		uint32_t i = scd->ec_dense[id];
+
+		return i ? &scd->ecs[i - 1] : NULL;
+	}
+	return ctf_sc_dec_ec_search(scd, id);
+}
 
 /* A growable, reused array of decoded values. */
 struct ctf_values {
@@ -400,7 +411,6 @@ void ctf_values_release(struct ctf_values *vals);
 struct ctf_scope_root {
 	const struct ctf_values *vals;
 	uint32_t idx;
-	bool present;
 };
 
 /* Decoding state for one packet region. */
@@ -410,6 +420,7 @@ struct ctf_dec {
 	uint64_t end; /* bits: decoding may not go past this */
 	struct ctf_values *out;
 	struct ctf_scope_root root[CTF_SCOPE_COUNT];
+	uint32_t roots; /* bit s: root[s] is set (one store clears them all) */
 	uint64_t *clock; /* the stream's current clock value */
 	/* Last value decoded for each meaning, valid when the bit is set. */
 	uint64_t meaning_val[CTF_MEANING_TIMESTAMP + 1];

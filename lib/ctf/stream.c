@@ -694,8 +694,7 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 	d.meaning_set = 0;
 	d.err = NULL;
 	d.err_pos = 0;
-	for (int sc = 0; sc < CTF_SCOPE_COUNT; sc++)
-		d.root[sc].present = false;
+	d.roots = 0;
 	d.base = s->pkt_base;
 	d.pos = s->pos;
 	/*
@@ -709,12 +708,14 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 	d.out = &slot->ev_vals;
 	d.clock = &s->clock;
 	slot->ev_vals.n = 0;
-	if (s->has_ph)
-		d.root[CTF_SCOPE_PACKET_HEADER] =
-			(struct ctf_scope_root){ s->pkt_vals, s->ph_idx, true };
-	if (s->has_pc)
-		d.root[CTF_SCOPE_PACKET_CONTEXT] =
-			(struct ctf_scope_root){ s->pkt_vals, s->pc_idx, true };
+	if (s->has_ph) {
+		d.root[CTF_SCOPE_PACKET_HEADER] = (struct ctf_scope_root){ s->pkt_vals, s->ph_idx };
+		d.roots |= 1u << CTF_SCOPE_PACKET_HEADER;
+	}
+	if (s->has_pc) {
+		d.root[CTF_SCOPE_PACKET_CONTEXT] = (struct ctf_scope_root){ s->pkt_vals, s->pc_idx };
+		d.roots |= 1u << CTF_SCOPE_PACKET_CONTEXT;
+	}
 
 	if (scd->event_header) {
 		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_HEADER, scd->event_header,
