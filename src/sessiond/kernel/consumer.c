@@ -166,14 +166,19 @@ static void *kt_consumer_main(void *arg)
 		}
 		if (ring)
 			atomic_fetch_add_explicit(&c->wakeups, 1, memory_order_relaxed);
-		ring_buffer__consume(c->rb);
-
+		/*
+		 * Take the requests before draining: a request answered by a drain
+		 * that began before it (kernel_channel_stop() racing with the timer)
+		 * would let its caller go on while records of it are still being
+		 * delivered. A later one finds evfd readable and gets its own drain.
+		 */
 		pthread_mutex_lock(&c->lock);
 		seq = c->req_seq;
 		sd = c->want_statedump;
 		quit = c->quit;
 		c->want_statedump = false;
 		pthread_mutex_unlock(&c->lock);
+		ring_buffer__consume(c->rb);
 		if (seq == c->done_seq && !quit)
 			continue;
 		if (sd)
