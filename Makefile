@@ -3,9 +3,10 @@ PREFIX ?= /usr/local
 BUILD ?= build
 CHECK_BUILD ?= build-check
 FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
 MESON ?= meson
 
-.PHONY: all deps check test demo install fuzz bench format clean
+.PHONY: all deps check test demo install fuzz tsan bench format clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -40,6 +41,11 @@ fuzz:
 	ninja -C $(FUZZ_BUILD)
 	scripts/run-fuzzers $(FUZZ_BUILD)
 
+# ThreadSanitizer runs (TSan cannot share the ASan build of make check).
+tsan:
+	tests/stress/tsan.sh
+	tests/stress/tsan-sessiond.sh $(TSAN_BUILD)
+
 bench: all
 	bench/run-all $(BUILD)
 
@@ -47,4 +53,4 @@ format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD)
