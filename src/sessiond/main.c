@@ -72,7 +72,11 @@ static void usage(FILE *out)
 	      "\n"
 	      "Environment:\n"
 	      "  STRATA_RUNDIR      run directory (sockets, pid file) instead of the default\n"
-	      "                     /run/strata (root), $XDG_RUNTIME_DIR/strata or ~/.strata\n",
+	      "                     /run/strata (root), $XDG_RUNTIME_DIR/strata or ~/.strata\n"
+	      "  STRATA_SESSIOND_QUEUE_MAX\n"
+	      "                     bytes of user space packets the consumer holds for its\n"
+	      "                     writer (4096 to 1073741824; default 67108864); past it,\n"
+	      "                     apps drop and count events until the writer catches up\n",
 	      out);
 }
 
@@ -296,6 +300,9 @@ int main(int argc, char **argv)
 	strata_log_init("strata-sessiond", verbose >= 2 ? STRATA_LOG_DEBUG :
 					   verbose == 1 ? STRATA_LOG_INFO :
 							  STRATA_LOG_WARN);
+	/* Before daemonizing: a bad setting is reported where it was made. */
+	if (sdu_configure() < 0)
+		return 1;
 	if (do_daemonize)
 		ready_fd = daemonize();
 

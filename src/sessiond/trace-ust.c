@@ -24,10 +24,17 @@
  *     rings --rb_consumer_read--> reader --copy--> FIFO --> writer --> files
  *            (cons.lock: buffer list, ring state)  (wq.lock)  (no lock on I/O)
  *
- *            The FIFO holds at most US_QUEUE_MAX bytes; when it is full the
+ *            The FIFO holds at most queue_max bytes (US_QUEUE_MAX unless
+ *            STRATA_SESSIOND_QUEUE_MAX says otherwise); when it is full the
  *            reader leaves packets in the rings (the apps drop and count
- *            new events) until the writer catches up. Packets of all
- *            buffers go through the one FIFO: each stream's packets stay in order.
+ *            new events) and sets reader_waits; the writer, once it has
+ *            made room, kicks it awake (kick_fd) rather than let it sleep
+ *            out its poll. Packets of all buffers go through the one FIFO:
+ *            each stream's packets stay in order.
+ *
+ *              reader: wq_room() no --> reader_waits = true, back to poll()
+ *              writer: packet written, bytes < queue_max, reader_waits
+ *                      --> reader_waits = false, kick() --> reader drains
  *
  * Threads: the control thread (event loop) creates and destroys traces and
  * writes the metadata; the reader and the writer above. `cons.lock` guards
@@ -74,6 +81,9 @@
 #define US_POLL_MS 100
 /* Packet copies waiting for the writer: ~0.5 s at 100 MB/s. */
 #define US_QUEUE_MAX (64u << 20)
+/* Bounds of STRATA_SESSIOND_QUEUE_MAX (sdu_configure()). */
+#define US_QUEUE_MIN_SETTING 4096u
+#define US_QUEUE_MAX_SETTING (1u << 30)
 /* Copies kept for reuse (fresh pages cost a fault each), in bytes. */
 #define US_POOL_MAX (16u << 20)
 /*
@@ -94,6 +104,17 @@
  */
 #define US_READER_RT_PRIO 1
 #define US_CONSUMER_NICE (-10)
+
+/*
+ * Set once by sdu_configure(), before any thread starts. A small queue_max
+ * and the write gate let tests reach the full FIFO without writing 64 MiB:
+ * the gate (STRATA_SESSIOND_TEST_WRITE_GATE, a named pipe) holds the writer
+ * until a byte arrives for each packet, or for good at end of file, so the
+ * FIFO fills while the apps keep writing (tests/e2e/session-fifo-full.sh).
+ * A slow writer by a delay would make the test depend on timing.
+ */
+static size_t queue_max = US_QUEUE_MAX;
+static char write_gate[IPC_PATH_MAX];
 
 struct us_trace;
 
@@ -322,9 +343,9 @@ static bool wq_room(bool wait)
 	bool room;
 
 	pthread_mutex_lock(&wq.lock);
-	while (wait && wq.bytes >= US_QUEUE_MAX)
+	while (wait && wq.bytes >= queue_max)
 		pthread_cond_wait(&wq.done, &wq.lock);
-	room = wq.bytes < US_QUEUE_MAX;
+	room = wq.bytes < queue_max;
 	if (!room)
 		wq.reader_waits = true;
 	pthread_mutex_unlock(&wq.lock);
@@ -412,6 +433,31 @@ static void reader_priority(void)
 	consumer_nice();
 }
 
+/* The writer, before each packet: see write_gate. */
+static void write_gate_pass(void)
+{
+	static int fd = -1;
+	static bool open_for_good;
+	ssize_t n;
+	char c;
+
+	if (!write_gate[0] || open_for_good)
+		return;
+	if (fd < 0)
+		fd = open(write_gate, O_RDONLY | O_CLOEXEC);
+	do
+		n = fd < 0 ? 0 : read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1)
+		return;
+	if (fd < 0 || n < 0)
+		log_warn("Failed to read the write gate '%s': %s; writing on", write_gate,
+			 strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	open_for_good = true;
+}
+
 static void *writer_main(void *arg)
 {
 	(void)arg;
@@ -432,6 +478,7 @@ static void *writer_main(void *arg)
 			wq.tail = NULL;
 		wq.busy = true;
 		pthread_mutex_unlock(&wq.lock);
+		write_gate_pass();
 		write_packet(p->b, &p->pkt);
 		pthread_mutex_lock(&wq.lock);
 		wq.busy = false;
@@ -443,7 +490,7 @@ static void *writer_main(void *arg)
 		} else {
 			free(p);
 		}
-		kick_reader = wq.reader_waits && wq.bytes < US_QUEUE_MAX;
+		kick_reader = wq.reader_waits && wq.bytes < queue_max;
 		if (kick_reader)
 			wq.reader_waits = false;
 		pthread_cond_broadcast(&wq.done);
@@ -567,6 +614,41 @@ err:
 	close(cons.kick_fd);
 	cons.kick_fd = -1;
 	return -ret;
+}
+
+int sdu_configure(void)
+{
+	const char *v = getenv("STRATA_SESSIOND_QUEUE_MAX");
+	const char *gate = getenv("STRATA_SESSIOND_TEST_WRITE_GATE");
+
+	if (v) {
+		unsigned long long n;
+		char *end;
+
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (errno || v[0] < '0' || v[0] > '9' || *end || n < US_QUEUE_MIN_SETTING ||
+		    n > US_QUEUE_MAX_SETTING) {
+			log_error("Failed to use STRATA_SESSIOND_QUEUE_MAX='%s': expected a number "
+				  "of bytes from %u to %u (unset it for the default, %u)",
+				  v, US_QUEUE_MIN_SETTING, US_QUEUE_MAX_SETTING, US_QUEUE_MAX);
+			return -EINVAL;
+		}
+		queue_max = (size_t)n;
+	}
+	if (gate) {
+		if (!gate[0] || strlen(gate) >= sizeof(write_gate)) {
+			log_error(
+				"Failed to use STRATA_SESSIOND_TEST_WRITE_GATE='%s': expected the "
+				"path of a named pipe, shorter than %zu bytes",
+				gate, sizeof(write_gate));
+			return -EINVAL;
+		}
+		memcpy(write_gate, gate, strlen(gate) + 1);
+		log_warn("Writing trace packets only as '%s' lets them through (test mode)",
+			 write_gate);
+	}
+	return 0;
 }
 
 void sdu_release(struct sd_daemon *d)

@@ -34,6 +34,13 @@ void sdu_app_ready(struct sd_daemon *d, struct sd_app *a);
 int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, size_t len,
 		       uint32_t *ret_id);
 void sdu_release(struct sd_daemon *d);
+/*
+ * Read the consumer's settings from the environment, once, before the
+ * daemon starts any thread: STRATA_SESSIOND_QUEUE_MAX (the FIFO's bound in
+ * bytes) and STRATA_SESSIOND_TEST_WRITE_GATE (tests only: trace-ust.c).
+ * Logs and returns -EINVAL on a bad value.
+ */
+int sdu_configure(void);
 
 /* trace-kernel.c: the same contracts as struct sd_hooks. */
 int sdk_check(struct sd_daemon *d, char *msg);
