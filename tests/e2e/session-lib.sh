@@ -75,6 +75,28 @@ expect_line() {
 	return 1
 }
 
+warned() { # warned FILE: the sum of the "Tracer discarded N event(s)" warnings
+	sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events\{0,1\} .*/\1/p' "$1" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# trace_check DIR PATTERN EMITTED LOST: the events recorded (lines matching
+# the grep regex PATTERN) + the trace's discarded-event warnings
+# (events_discarded, up to the last losses after the final packet closed)
+# == EMITTED, and the warnings == the daemon's count LOST, for babeltrace2
+# and strata view alike.
+trace_check() {
+	local n w
+	n=$(babeltrace2 "$1" 2>"$TMP/bt.err" | grep -c "$2")
+	w=$(warned "$TMP/bt.err")
+	[ "$((n + w))" = "$3" ] && [ "$w" = "$4" ] ||
+		fail "babeltrace2: recorded ($n) + discarded in the trace ($w) should be the $3 emitted, the daemon counted $4"
+	n=$("$STRATA" view "$1" 2>"$TMP/view.err" | grep -c "$2")
+	w=$(warned "$TMP/view.err")
+	[ "$((n + w))" = "$3" ] && [ "$w" = "$4" ] ||
+		fail "strata view: recorded ($n) + discarded in the trace ($w) should be the $3 emitted, the daemon counted $4"
+}
+
 finish() {
 	if [ "$FAILS" -ne 0 ]; then
 		echo "$FAILS check(s) failed"

@@ -28,27 +28,6 @@ count_events() { # count_events DIR: events babeltrace2 prints
 	babeltrace2 "$1" 2>"$TMP/bt.err" | grep -c 'fake:event'
 }
 
-warned() { # warned FILE: the sum of the "Tracer discarded N event(s)" warnings
-	sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events\{0,1\} .*/\1/p' "$1" |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-
-# trace_check DIR EMITTED LOST: recorded + the trace's discarded-event
-# warnings (events_discarded, up to the last losses after the final packet
-# closed) == EMITTED, and the warnings == the daemon's count LOST, for
-# babeltrace2 and strata view alike.
-trace_check() {
-	local n w
-	n=$(count_events "$1")
-	w=$(warned "$TMP/bt.err")
-	[ "$((n + w))" = "$2" ] && [ "$w" = "$3" ] ||
-		fail "babeltrace2: recorded ($n) + discarded in the trace ($w) should be the $2 emitted, the daemon counted $3"
-	n=$("$STRATA" view "$1" 2>"$TMP/view.err" | grep -c 'fake:event')
-	w=$(warned "$TMP/view.err")
-	[ "$((n + w))" = "$2" ] && [ "$w" = "$3" ] ||
-		fail "strata view: recorded ($n) + discarded in the trace ($w) should be the $2 emitted, the daemon counted $3"
-}
-
 reap_apps() {
 	for p in $CHILD_PIDS; do
 		kill "$p" 2>/dev/null
@@ -161,7 +140,7 @@ run 0 stop
 run 0 list tiny
 lost=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p')
 [ "${lost:-0}" -gt 0 ] || fail "tiny buffers discarded nothing"
-trace_check "$TTRACE" 50000 "$lost"
+trace_check "$TTRACE" fake:event 50000 "$lost"
 
 # Concurrent writers at full speed, losses racing with sub-buffer closes
 # (the held record blocks one buffer until the first thread ends, the
@@ -180,7 +159,7 @@ run 0 stop
 run 0 list multi
 lost=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p')
 [ "${lost:-0}" -gt 0 ] || fail "concurrent writers on small buffers discarded nothing"
-trace_check "$MTRACE" 450000 "$lost"
+trace_check "$MTRACE" fake:event 450000 "$lost"
 
 run 0 destroy -a
 
