@@ -13,12 +13,7 @@ export STRATA_SESSIOND_PATH=$2
 APP=$3
 . "$(dirname "$0")/session-lib.sh"
 
-for tool in babeltrace2 python3; do
-	if ! command -v $tool >/dev/null; then
-		echo "$tool is not installed: skipping"
-		exit 77
-	fi
-done
+require_tools babeltrace2 python3
 if ! grep -qw constant_tsc /proc/cpuinfo; then
 	echo "no invariant TSC: the daemon publishes no clock page; skipping"
 	exit 77

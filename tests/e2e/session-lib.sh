@@ -35,6 +35,17 @@ require_babeltrace2() {
 	fi
 }
 
+# Skip (77) when one of the commands a test needs is missing.
+require_tools() {
+	local tool
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null; then
+			echo "$tool is not installed: skipping"
+			exit 77
+		fi
+	done
+}
+
 fail() {
 	echo "FAIL: $*"
 	FAILS=$((FAILS + 1))

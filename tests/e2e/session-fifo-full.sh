@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The user-space consumer's full FIFO (src/sessiond/trace-ust.c), with a real
+# daemon and the hello app: the daemon's queue is 8 KiB
+# (STRATA_SESSIOND_QUEUE_MAX) and its writer is held at a gate
+# (STRATA_SESSIOND_TEST_WRITE_GATE, a named pipe we keep open without
+# writing) while hello, pinned to CPU 0, writes 20000 events into 2 x 4 KiB
+# sub-buffers. Then:
+#   - hello is not blocked: it exits; the daemon answers `list`, which
+#     counts discarded events; no packet reached the files;
+#   - once the gate opens, the writer drains the FIFO and the reader goes
+#     back to the ring before `stop`: a second, paced hello run is recorded
+#     to its last event (its events find room only if the ring was read);
+#   - every stream's packets are whole, in order and written once (index:
+#     contiguous offsets, increasing sequence numbers and timestamps), each
+#     run's events are in order, and recorded + discarded in the trace ==
+#     emitted, discarded == the daemon's count, for babeltrace2 and strata
+#     view alike.
+# Bad STRATA_SESSIOND_QUEUE_MAX values stop the daemon with a message.
+# Usage: session-fifo-full.sh STRATA STRATA-SESSIOND HELLO
+set -u
+STRATA=$1
+export STRATA_SESSIOND_PATH=$2
+HELLO=$3
+. "$(dirname "$0")/session-lib.sh"
+
+require_tools babeltrace2 python3 taskset
+
+for bad in '' 0 4095 1073741825 12k ' 8192' -8192 99999999999999999999999; do
+	STRATA_SESSIOND_QUEUE_MAX=$bad "$STRATA_SESSIOND_PATH" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	[ "$st" = 1 ] || fail "STRATA_SESSIOND_QUEUE_MAX='$bad': the daemon exited $st, expected 1"
+	has "$(cat "$TMP/err")" "STRATA_SESSIOND_QUEUE_MAX='$bad': expected a number of bytes from 4096" \
+		"bad STRATA_SESSIOND_QUEUE_MAX"
+done
+
+mkfifo "$TMP/gate"
+export STRATA_SESSIOND_QUEUE_MAX=8192 STRATA_SESSIOND_TEST_WRITE_GATE="$TMP/gate"
+
+run 0 create fifo
+# Once the daemon runs (it must not inherit the fd: the gate would never
+# see end of file); read-write, so that opening does not wait for it.
+exec 9<>"$TMP/gate"
+TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+run 0 enable-channel -u --subbuf-size 4096 --num-subbuf 2 small
+run 0 enable-event -u -c small -a
+run 0 start
+DIR="$TRACE/ust/uid/$(id -u)/64-bit"
+
+# Phase A: the writer is held; the FIFO fills, then the ring.
+timeout 60 taskset -c 0 "$HELLO" -n 20000 >/dev/null 2>&1 ||
+	fail "hello (20000 events) did not finish with the writer held: blocked by the daemon?"
+run 0 list fifo
+held=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p')
+[ "${held:-0}" -gt 0 ] || fail "no event discarded with the FIFO full: $OUT"
+size=$(stat -c %s "$DIR/small_0" 2>/dev/null)
+[ "$size" = 0 ] || fail "$size bytes of packets written while the writer was held"
+
+# Phase B: the gate opens for good (end of file); a paced run must find room.
+exec 9>&-
+timeout 60 taskset -c 0 "$HELLO" -n 300 -d 1000 >/dev/null 2>&1 || fail "hello (300 events) failed"
+timeout 60 "$STRATA" stop >"$TMP/out" 2>"$TMP/err" || fail "stop failed or hung: $(cat "$TMP/err")"
+run 0 list fifo
+lost=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p')
+
+# Packets whole, in order and once, per stream (index format 1.1).
+python3 - "$DIR" <<'PY' || fail "packets out of order or written twice"
+import glob, os, struct, sys
+d = sys.argv[1]
+bad = 0
+for idx in sorted(glob.glob(d + '/index/*.idx')):
+    data = open(idx, 'rb').read()
+    magic, major, minor, elen = struct.unpack('>IIII', data[:16])
+    entries = [struct.unpack('>9Q', data[o:o + 72]) for o in range(16, len(data), elen)]
+    off = 0
+    prev = None
+    for e in entries:
+        offset, psize, csize, tb, te, disc, sid, inst, seq = e
+        why = None
+        if offset != off:
+            why = 'offset %d, expected %d' % (offset, off)
+        elif te < tb:
+            why = 'ends before it begins'
+        elif prev and seq <= prev[8]:
+            why = 'sequence number %d after %d' % (seq, prev[8])
+        elif prev and (tb < prev[3] or te < prev[4] or disc < prev[5]):
+            why = 'timestamps or discarded count going back'
+        if why:
+            print('%s packet %d: %s' % (os.path.basename(idx), len(entries), why))
+            bad += 1
+        off = offset + psize // 8
+        prev = e
+    stream = os.path.join(d, os.path.basename(idx)[:-4])
+    if os.path.getsize(stream) != off:
+        print('%s: %d bytes, the index covers %d' % (stream, os.path.getsize(stream), off))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+
+"$STRATA" view "$TRACE" >"$TMP/view.out" 2>"$TMP/view.err" || fail "strata view failed"
+# Each run's events in order (intfield counts from 0 after hello_gen:start).
+awk '/hello_gen:start/ { runs++; prev = -1; next }
+	/hello:tptest/ { match($0, /intfield = -?[0-9]+/); v = substr($0, RSTART + 11, RLENGTH - 11) + 0
+		if (v <= prev) { print "run " runs ": intfield " v " after " prev; bad = 1 }
+		prev = v }
+	END { exit bad }' "$TMP/view.out" || fail "events out of order or repeated"
+tail -n 2 "$TMP/view.out" | head -n 1 | grep -q 'intfield = 299,' &&
+	tail -n 1 "$TMP/view.out" | grep -q 'hello_gen:stop' ||
+	fail "the second run was not recorded to its end: the reader did not resume before stop: $(tail -n 1 "$TMP/view.out" | head -c 300)"
+[ "$(grep -c 'hello_gen:start' "$TMP/view.out")" = 2 ] || fail "a run's first event is missing"
+# 20000 + 300 hello:tptest, and a hello_gen:start and :stop per run.
+trace_check "$TRACE" 'hello:tptest\|hello_gen:' 20304 "${lost:-x}"
+echo "$held events discarded with the writer held, $lost in all; $(wc -l <"$TMP/view.out") recorded in $(($(cat "$DIR"/index/*.idx | wc -c) / 72)) packets"
+run 0 destroy fifo
+finish
