@@ -39,11 +39,10 @@ done
 mkfifo "$TMP/gate"
 export STRATA_SESSIOND_QUEUE_MAX=8192 STRATA_SESSIOND_TEST_WRITE_GATE="$TMP/gate"
 
-run 0 create fifo
+create_session fifo
 # Once the daemon runs (it must not inherit the fd: the gate would never
 # see end of file); read-write, so that opening does not wait for it.
 exec 9<>"$TMP/gate"
-TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
 run 0 enable-channel -u --subbuf-size 4096 --num-subbuf 2 small
 run 0 enable-event -u -c small -a
 run 0 add-context -u -c small -t vpid

@@ -35,6 +35,12 @@ require_babeltrace2() {
 	fi
 }
 
+# create_session NAME [ARGS...]: `strata create`, its trace directory in $TRACE.
+create_session() {
+	run 0 create "$@"
+	TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+}
+
 # Skip (77) when one of the commands a test needs is missing.
 require_tools() {
 	local tool
