@@ -31,6 +31,8 @@ else
 	trap 'rm -rf "$tmp"' EXIT INT TERM
 	build=$tmp/build
 fi
+# session-control runs the CLI as another user: it must reach the build.
+chmod 755 "$tmp"
 cc=${CC:-cc}
 reports=$tmp/reports
 mkdir -p "$reports"
