@@ -191,7 +191,9 @@ struct strata_ctf_pretty_options {
 
 /*
  * A printer writing events to out and discarded-item warnings to err,
- * byte for byte as babeltrace2 does. Returns NULL with errno set.
+ * byte for byte as babeltrace2 does (for events read by a reader created
+ * with bt_stale_strings: babeltrace2 prints some empty strings as stale
+ * text). Returns NULL with errno set.
  */
 struct strata_ctf_pretty *strata_ctf_pretty_create(const struct strata_ctf_pretty_options *opts,
 						   FILE *out, FILE *err);
