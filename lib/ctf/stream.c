@@ -713,7 +713,8 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 		d.roots |= 1u << CTF_SCOPE_PACKET_HEADER;
 	}
 	if (s->has_pc) {
-		d.root[CTF_SCOPE_PACKET_CONTEXT] = (struct ctf_scope_root){ s->pkt_vals, s->pc_idx };
+		d.root[CTF_SCOPE_PACKET_CONTEXT] =
+			(struct ctf_scope_root){ s->pkt_vals, s->pc_idx };
 		d.roots |= 1u << CTF_SCOPE_PACKET_CONTEXT;
 	}
 
