@@ -19,8 +19,7 @@ if ! grep -qw constant_tsc /proc/cpuinfo; then
 	exit 77
 fi
 
-run 0 create clock
-TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+create_session clock
 run 0 enable-event -u 'ustbench:ev'
 run 0 add-context -u -t vtid
 run 0 start

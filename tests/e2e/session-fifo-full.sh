@@ -118,7 +118,6 @@ sys.exit(1 if bad else 0)
 PY
 
 "$STRATA" view "$TRACE" >"$TMP/view.out" 2>"$TMP/view.err" || fail "strata view failed"
-# Each run's events in order (intfield counts from 0 after hello_gen:start).
 # Each run's events in order (intfield counts from 0 in each process).
 awk '/hello:tptest/ { match($0, /vpid = [0-9]+/); pid = substr($0, RSTART + 7, RLENGTH - 7)
 		match($0, /intfield = -?[0-9]+/); v = substr($0, RSTART + 11, RLENGTH - 11) + 0

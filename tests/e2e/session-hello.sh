@@ -13,8 +13,7 @@ HELLO=$3
 
 require_babeltrace2
 
-run 0 create hello
-TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+create_session hello
 run 0 enable-event -u 'hello:*'
 run 0 add-context -u -t vpid -t vtid -t procname
 run 0 start

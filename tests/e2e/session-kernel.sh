@@ -10,8 +10,7 @@ export STRATA_SESSIOND_PATH=$2
 . "$(dirname "$0")/session-lib.sh"
 
 require_babeltrace2
-run 0 create k
-TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+create_session k
 "$STRATA" enable-event -k sched_switch >"$TMP/out" 2>"$TMP/err"
 if [ $? -ne 0 ]; then
 	echo "kernel domain unavailable, skipping: $(cat "$TMP/err")"
@@ -57,8 +56,7 @@ run 0 destroy
 # num_subbuf per CPU stream reach the file at each stop, with the workload's
 # last event. Sequence numbers count the dropped packets: the packets of the
 # second stop follow a gap, reported as discarded packets (as with LTTng).
-run 0 create ow
-TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+create_session ow
 run 0 enable-channel -k --overwrite --subbuf-size 4096 --num-subbuf 2 ch
 # The mark is a getpgid of a pid that cannot exist: nothing else on the
 # system records an event in this channel after it (openat would, from the

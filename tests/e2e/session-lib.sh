@@ -27,20 +27,6 @@ session_cleanup() {
 }
 trap session_cleanup EXIT INT TERM
 
-# Skip (77) when the test's reference reader is missing.
-require_babeltrace2() {
-	if ! command -v babeltrace2 >/dev/null; then
-		echo "babeltrace2 is not installed: skipping"
-		exit 77
-	fi
-}
-
-# create_session NAME [ARGS...]: `strata create`, its trace directory in $TRACE.
-create_session() {
-	run 0 create "$@"
-	TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
-}
-
 # Skip (77) when one of the commands a test needs is missing.
 require_tools() {
 	local tool
@@ -50,6 +36,17 @@ require_tools() {
 			exit 77
 		fi
 	done
+}
+
+# Skip (77) when the test's reference reader is missing.
+require_babeltrace2() {
+	require_tools babeltrace2
+}
+
+# create_session NAME [ARGS...]: `strata create`, its trace directory in $TRACE.
+create_session() {
+	run 0 create "$@"
+	TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
 }
 
 fail() {

@@ -36,8 +36,7 @@ reap_apps() {
 	CHILD_PIDS=""
 }
 
-run 0 create demo
-TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
+create_session demo
 run 0 enable-event -u 'fake:*'
 run 0 add-context -u -t vpid -t vtid
 
