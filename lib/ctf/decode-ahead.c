@@ -22,6 +22,8 @@ struct ctf_worker;
 
 struct ctf_ahead_ring {
 	struct ctf_slot *slots; /* CTF_AHEAD_SLOTS */
+	/* slots[i].key, packed: the reader reads these, not the slots (stream.h). */
+	struct ctf_slot_key *keys;
 	_Atomic uint32_t head; /* see decode-ahead.h */
 	_Atomic uint32_t tail;
 	uint32_t taken; /* reader only */
@@ -103,7 +105,8 @@ static uint32_t fill(struct ctf_stream *s, uint32_t limit, bool try)
 	}
 	head = atomic_load_explicit(&ring->head, memory_order_relaxed);
 	while (k < limit && ring_used(ring, head) < CTF_AHEAD_SLOTS) {
-		int r = ctf_stream_produce(s, &ring->slots[head % CTF_AHEAD_SLOTS]);
+		struct ctf_slot *slot = &ring->slots[head % CTF_AHEAD_SLOTS];
+		int r = ctf_stream_produce(s, slot);
 
 		/* No packet buffer is free: as a full ring, until the reader frees some. */
 		if (r == -EAGAIN)
@@ -113,6 +116,7 @@ static uint32_t fill(struct ctf_stream *s, uint32_t limit, bool try)
 			done = true;
 			break;
 		}
+		ring->keys[head % CTF_AHEAD_SLOTS] = slot->key;
 		head++;
 		k++;
 		if (k % FILL_PUBLISH == 0)
@@ -201,7 +205,7 @@ int ctf_ahead_release(struct ctf_stream *s)
 	return 0;
 }
 
-int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
+int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot, struct ctf_slot_key *ret_key)
 {
 	struct ctf_ahead_ring *ring = s->ahead;
 	unsigned busy_spins = 0;
@@ -212,16 +216,14 @@ int ctf_ahead_take(struct ctf_stream *s, struct ctf_slot **ret_slot)
 		uint32_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
 
 		if (head != ring->taken) {
-			/*
-			 * The worker wrote the slots on another CPU: ask for the
-			 * lines of one a few ahead, a whole slot at a time.
-			 */
-			const char *ahead =
-				(const char *)&ring->slots[(ring->taken + 4) % CTF_AHEAD_SLOTS];
+			uint32_t i = ring->taken++ % CTF_AHEAD_SLOTS;
 
-			for (size_t off = 0; off < sizeof(struct ctf_slot); off += 64)
-				__builtin_prefetch(ahead + off);
-			*ret_slot = &ring->slots[ring->taken++ % CTF_AHEAD_SLOTS];
+			/*
+			 * Only the key crosses CPUs here; the slot's lines stay
+			 * with the worker unless the caller reads the event.
+			 */
+			*ret_key = ring->keys[i];
+			*ret_slot = &ring->slots[i];
 			return 1;
 		}
 		if (atomic_load_explicit(&ring->done, memory_order_acquire)) {
@@ -276,6 +278,7 @@ static void ring_free(struct ctf_stream *s)
 	for (uint32_t i = 0; ring->slots && i < CTF_AHEAD_SLOTS; i++)
 		ctf_values_release(&ring->slots[i].ev_vals);
 	free(ring->slots);
+	free(ring->keys);
 	free(ring);
 	s->ahead = NULL;
 }
@@ -346,7 +349,10 @@ int ctf_ahead_start(struct ctf_stream **streams, size_t n, unsigned threads, str
 		if (!ring)
 			goto err;
 		ring->slots = calloc(CTF_AHEAD_SLOTS, sizeof(*ring->slots));
-		if (!ring->slots) {
+		ring->keys = calloc(CTF_AHEAD_SLOTS, sizeof(*ring->keys));
+		if (!ring->slots || !ring->keys) {
+			free(ring->slots);
+			free(ring->keys);
 			free(ring);
 			goto err;
 		}

@@ -85,11 +85,12 @@ static int cmp_discarded(const struct ctf_slot *a, const struct ctf_slot *b)
 int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 {
 	const struct ctf_trace_class *ta = a->rt->t.tc, *tb = b->rt->t.tc;
+	const struct ctf_slot_key *ka = ctf_stream_head_key(a), *kb = ctf_stream_head_key(b);
 	const struct ctf_slot *ha = ctf_stream_chead(a), *hb = ctf_stream_chead(b);
 	int r;
 
-	if (ha->key_ns != hb->key_ns)
-		return ha->key_ns < hb->key_ns ? -1 : 1;
+	if (ka->ns != kb->ns)
+		return ka->ns < kb->ns ? -1 : 1;
 	/* Trace UUID: traces with one first. */
 	if (ta->has_uuid != tb->has_uuid)
 		return ta->has_uuid ? -1 : 1;
@@ -107,9 +108,9 @@ int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 	r = cmp_u64(a->stream_id, b->stream_id);
 	if (r)
 		return r;
-	if (ha->kind != hb->kind)
-		return type_weight(hb->kind) - type_weight(ha->kind);
-	if (ha->kind == CTF_K_EVENT) {
+	if (ka->kind != kb->kind)
+		return type_weight(kb->kind) - type_weight(ka->kind);
+	if (ka->kind == CTF_K_EVENT) {
 		r = cmp_events(&ha->ev, &hb->ev);
 		if (r)
 			return r;
@@ -118,7 +119,7 @@ int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 	r = strcmp(a->path, b->path);
 	if (r)
 		return r;
-	if (ha->kind == CTF_K_DISC_EVENTS || ha->kind == CTF_K_DISC_PACKETS) {
+	if (ka->kind == CTF_K_DISC_EVENTS || ka->kind == CTF_K_DISC_PACKETS) {
 		r = cmp_discarded(ha, hb);
 		if (r)
 			return r;
@@ -130,7 +131,7 @@ int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 /* The times decide nearly always: compare them here, ties in ctf_merge_cmp(). */
 static inline int merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 {
-	int64_t ka = ctf_stream_chead(a)->key_ns, kb = ctf_stream_chead(b)->key_ns;
+	int64_t ka = ctf_stream_head_key(a)->ns, kb = ctf_stream_head_key(b)->ns;
 
 	if (ka != kb)
 		return ka < kb ? -1 : 1;

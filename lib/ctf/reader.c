@@ -322,11 +322,13 @@ static int release_batch(struct strata_ctf_reader *r)
 
 /*
  * One step of babeltrace2's muxer: refill the upstream queues that are
- * empty, then take the first head message. Returns 1 with *ret_slot, 0 at
- * the end, or an error.
+ * empty, then take the first head message. Returns 1 with *ret_slot and
+ * its kind, 0 at the end, or an error. Only the queue's copy of the key is
+ * read: the slot may have been written on a worker's CPU (decode-ahead.h).
  */
-static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot)
+static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uint8_t *ret_kind)
 {
+	const struct ctf_slot_key *key;
 	struct ctf_stream *top;
 	struct ctf_slot *slot;
 	int ret;
@@ -353,10 +355,11 @@ static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot)
 	if (!top)
 		return 0;
 	slot = ctf_stream_head(top);
+	key = ctf_stream_head_key(top);
 	top->q_head++;
 	top->q_len--;
 	r->step++;
-	if (slot->kind == CTF_K_EVENT && slot->pool) {
+	if (key->kind == CTF_K_EVENT && top->rt->pools && slot->pool) {
 		r->batch[r->n_batch].pool = slot->pool;
 		r->batch[r->n_batch].obj = slot->obj;
 		r->n_batch++;
@@ -367,8 +370,9 @@ static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot)
 	} else {
 		ctf_merge_top_changed(&r->merge);
 	}
-	r->last_ns = slot->key_ns;
+	r->last_ns = key->ns;
 	*ret_slot = slot;
+	*ret_kind = key->kind;
 	return 1;
 }
 
@@ -376,6 +380,7 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 					      struct strata_ctf_msg *msg)
 {
 	struct ctf_slot *slot;
+	uint8_t kind;
 	int ret;
 
 	if (r->failed)
@@ -403,7 +408,7 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 		}
 	}
 	for (;;) {
-		ret = mux_step(r, &slot);
+		ret = mux_step(r, &slot, &kind);
 		if (ret == 0)
 			return STRATA_CTF_END;
 		if (ret < 0) {
@@ -411,8 +416,13 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 				snprintf(r->err, sizeof(r->err), "Out of memory");
 			goto fail;
 		}
-		if (slot->kind == CTF_K_EVENT || slot->kind == CTF_K_DISC_EVENTS ||
-		    slot->kind == CTF_K_DISC_PACKETS) {
+		/* An event's message is known without reading its slot. */
+		if (kind == CTF_K_EVENT) {
+			msg->type = STRATA_CTF_MSG_EVENT;
+			msg->event = &slot->ev;
+			return STRATA_CTF_OK;
+		}
+		if (kind == CTF_K_DISC_EVENTS || kind == CTF_K_DISC_PACKETS) {
 			*msg = slot->msg;
 			return STRATA_CTF_OK;
 		}

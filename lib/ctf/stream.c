@@ -793,14 +793,14 @@ decoded:
 					  "clock value %" PRIu64
 					  " cannot be converted to nanoseconds from origin",
 					  cycles);
-		slot->key_ns = ev->ns;
-		slot->key_last = false;
+		slot->key.ns = ev->ns;
+		slot->key.last = false;
 	} else {
 		ev->cycles = 0;
 		ev->ns = 0;
-		slot->key_last = true;
+		slot->key.last = true;
 	}
-	slot->kind = CTF_K_EVENT;
+	slot->key.kind = CTF_K_EVENT;
 	slot->msg.type = STRATA_CTF_MSG_EVENT;
 	slot->msg.event = ev;
 	slot->ecd = ecd;
@@ -811,9 +811,9 @@ decoded:
 /* A message whose merge key is ns, or the last returned time when !has. */
 static void set_simple(struct ctf_slot *slot, enum ctf_kind kind, bool has, int64_t ns)
 {
-	slot->kind = (uint8_t)kind;
-	slot->key_ns = ns;
-	slot->key_last = !has;
+	slot->key.kind = (uint8_t)kind;
+	slot->key.ns = ns;
+	slot->key.last = !has;
 	slot->pool = NULL;
 }
 
@@ -904,11 +904,13 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
 }
 
 /* What a message's place in the merge decides (ctf_stream_refill()). */
-static int finish_slot(struct ctf_stream *s, struct ctf_slot *slot, int64_t last_ns)
+static int finish_slot(struct ctf_stream *s, struct ctf_slot *slot, struct ctf_slot_key *key,
+		       int64_t last_ns)
 {
-	if (slot->key_last)
-		slot->key_ns = last_ns;
-	if (slot->kind != CTF_K_EVENT)
+	if (key->last)
+		key->ns = last_ns;
+	/* Without the model the slot is not touched: a worker may have written it. */
+	if (key->kind != CTF_K_EVENT || !s->rt->pools)
 		return 1;
 	return recycle_object(s, slot->ecd, slot) < 0 ? -ENOMEM : 1;
 }
@@ -929,9 +931,15 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 	while (n < CTF_BT_BATCH) {
 		struct ctf_slot *slot = &s->q[n];
 
-		r = s->ahead ? ctf_ahead_take(s, &slot) : ctf_stream_produce(s, slot);
+		if (s->ahead) {
+			r = ctf_ahead_take(s, &slot, &s->qkey[n]);
+		} else {
+			r = ctf_stream_produce(s, slot);
+			if (r > 0)
+				s->qkey[n] = slot->key;
+		}
 		if (r > 0)
-			r = finish_slot(s, slot, last_ns);
+			r = finish_slot(s, slot, &s->qkey[n], last_ns);
 		if (r < 0) {
 			/* babeltrace2 delivers what it produced before failing. */
 			if (n == 0)

@@ -97,14 +97,22 @@ struct ctf_pending {
 	uint64_t begin_raw, end_raw; /* clock values, for tie-breaking */
 };
 
+/*
+ * What the merge reads of a queued message. The queue keeps its own copy
+ * (struct ctf_stream.qkey), and a worker's ring a dense array of them
+ * (decode-ahead.h), so that ordering messages decoded on another CPU
+ * reads a few bytes per message instead of the slot's cache lines.
+ */
+struct ctf_slot_key {
+	int64_t ns;
+	uint8_t kind; /* enum ctf_kind */
+	bool last; /* ns is the merge's last returned time, set when queued */
+};
+
 /* One queued message of a stream. */
 struct ctf_slot {
-	/* What the merge and ctf_stream_refill() read first, together. */
-	uint8_t kind; /* enum ctf_kind */
-	/* key_ns is the merge's last returned time, set when the slot is queued. */
-	bool key_last;
+	struct ctf_slot_key key; /* as produced: key.last not applied yet */
 	uint32_t obj;
-	int64_t key_ns;
 	const struct ctf_ec_dec *ecd; /* events */
 	struct ctf_ec_pool *pool; /* events: the recycled object they hold */
 	struct ctf_values ev_vals;
@@ -235,6 +243,7 @@ struct ctf_stream {
 	 */
 	struct ctf_slot q[CTF_BT_BATCH];
 	struct ctf_slot *qp[CTF_BT_BATCH];
+	struct ctf_slot_key qkey[CTF_BT_BATCH]; /* of qp[i], final */
 	unsigned q_head, q_len;
 	int q_err; /* error met while producing after the queued messages */
 	struct ctf_ahead_ring *ahead;
@@ -253,7 +262,7 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, i
  * Produce the stream's next message (any kind) into slot: 1 when produced,
  * 0 after the stream end, -STRATA_ESTREAM / -STRATA_ECLOCK / -ENOMEM on
  * error (s->err filled). Messages without a clock value take the merge's
- * last returned time as their key, as in babeltrace2's muxer: slot->key_last,
+ * last returned time as their key, as in babeltrace2's muxer: slot->key.last,
  * applied by ctf_stream_refill(). Touches only the stream and the slot, so
  * a worker thread may run it (decode-ahead.h). -EAGAIN, with nothing
  * changed, when a packet must begin and no buffer is FREE: a caller that
@@ -288,6 +297,11 @@ static inline struct ctf_slot *ctf_stream_head(struct ctf_stream *s)
 static inline const struct ctf_slot *ctf_stream_chead(const struct ctf_stream *s)
 {
 	return s->qp[s->q_head];
+}
+
+static inline const struct ctf_slot_key *ctf_stream_head_key(const struct ctf_stream *s)
+{
+	return &s->qkey[s->q_head];
 }
 
 /* The recycled-object pool of an event class (see struct ctf_ec_pool). */

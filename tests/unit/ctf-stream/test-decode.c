@@ -978,8 +978,8 @@ static int next_visible(struct ctf_stream *s)
 
 	do
 		r = ctf_stream_produce(s, &slot);
-	while (r == 1 && slot.kind != CTF_K_EVENT && slot.kind != CTF_K_DISC_EVENTS &&
-	       slot.kind != CTF_K_DISC_PACKETS);
+	while (r == 1 && slot.key.kind != CTF_K_EVENT && slot.key.kind != CTF_K_DISC_EVENTS &&
+	       slot.key.kind != CTF_K_DISC_PACKETS);
 	return r;
 }
 
@@ -1028,7 +1028,7 @@ static void test_discarded_accounting(void **state)
 	assert_true(slot.msg.discarded.has_range);
 	assert_int_equal(slot.msg.discarded.begin_ns, 100);
 	assert_int_equal(slot.msg.discarded.end_ns, 200);
-	assert_int_equal(slot.key_ns, 100);
+	assert_int_equal(slot.key.ns, 100);
 	assert_string_equal(slot.msg.discarded.trace_name, "host");
 	assert_true(strstr(slot.msg.discarded.stream_path, "/chan_0") != NULL);
 
@@ -1176,7 +1176,7 @@ static void test_packet_buffer_release(void **state)
 
 	/* Nothing declared dead: every buffer stays in use. */
 	while ((r = ctf_stream_produce(s, &slot)) == 1) {
-		if (slot.kind == CTF_K_PACKET_END)
+		if (slot.key.kind == CTF_K_PACKET_END)
 			pe[n_pe++] = seq;
 		seq++;
 	}
@@ -1189,7 +1189,7 @@ static void test_packet_buffer_release(void **state)
 	assert_int_equal(ctf_stream_bufs_release(s, pe[0] + 1), 1);
 	/* Production resumes with the packet that found no buffer, in the freed one. */
 	assert_int_equal(ctf_stream_produce(s, &slot), 1);
-	assert_int_equal(slot.kind, CTF_K_PACKET_BEGIN);
+	assert_int_equal(slot.key.kind, CTF_K_PACKET_BEGIN);
 	assert_ptr_equal(s->cur, &s->bufs[0]);
 	assert_int_equal(ctf_stream_bufs_release(s, pe[2]), 1);
 	assert_int_equal(ctf_stream_bufs_release(s, pe[2] + 1), 2);
@@ -1198,7 +1198,7 @@ static void test_packet_buffer_release(void **state)
 	events = 0;
 	while (ctf_stream_bufs_release(s, s->produced) > 0 &&
 	       (r = ctf_stream_produce(s, &slot)) == 1)
-		events += slot.kind == CTF_K_EVENT;
+		events += slot.key.kind == CTF_K_EVENT;
 	assert_int_equal(r, 0);
 	assert_int_equal(events, 4 * 2);
 	assert_int_equal(ctf_stream_bufs_release(s, s->produced), CTF_PKT_BUFS);
@@ -1262,8 +1262,8 @@ static void fake_stream(struct ctf_stream *s, struct ctf_reader_trace *rt, struc
 	s->path = (char *)"/t/x";
 	s->q_len = 1;
 	s->qp[0] = &s->q[0];
-	s->q[0].kind = CTF_K_EVENT;
-	s->q[0].key_ns = ns;
+	s->qkey[0].kind = CTF_K_EVENT;
+	s->qkey[0].ns = ns;
 	s->q[0].ev.ec = ec;
 }
 
@@ -1307,16 +1307,16 @@ static void test_merge_ties(void **state)
 	assert_true(ctf_merge_cmp(&x, &y) < 0);
 	/* Same stream identity: event before discarded events before packets. */
 	fake_stream(&y, &ra, &d0, &e1, 2, 5);
-	y.q[0].kind = CTF_K_DISC_EVENTS;
+	y.qkey[0].kind = CTF_K_DISC_EVENTS;
 	assert_true(ctf_merge_cmp(&x, &y) < 0);
-	x.q[0].kind = CTF_K_DISC_PACKETS;
+	x.qkey[0].kind = CTF_K_DISC_PACKETS;
 	assert_true(ctf_merge_cmp(&y, &x) < 0);
 	/* Packet beginnings before events, packet ends after discarded events. */
-	x.q[0].kind = CTF_K_PACKET_BEGIN;
-	y.q[0].kind = CTF_K_EVENT;
+	x.qkey[0].kind = CTF_K_PACKET_BEGIN;
+	y.qkey[0].kind = CTF_K_EVENT;
 	assert_true(ctf_merge_cmp(&x, &y) < 0);
-	x.q[0].kind = CTF_K_PACKET_END;
-	y.q[0].kind = CTF_K_DISC_EVENTS;
+	x.qkey[0].kind = CTF_K_PACKET_END;
+	y.qkey[0].kind = CTF_K_DISC_EVENTS;
 	assert_true(ctf_merge_cmp(&y, &x) < 0);
 	/* Events: class id before name. */
 	fake_stream(&x, &ra, &d0, &e2, 2, 5);
