@@ -487,10 +487,11 @@ static int run_view(int argc, char **argv)
 	a.pretty.color_warnings = colors;
 
 	/*
-	 * The reader's decode_threads option stays off: on this 2-vCPU VM two
-	 * threads decode the 2 M-event bench trace no faster than one (0.21 s
-	 * either way: the worker's slots cross CPUs), and the text path already
-	 * uses both CPUs; see docs/benchmarks.md.
+	 * The reader's decode_threads option stays off: two threads decode the
+	 * 2 M-event bench trace slower than one (0.25 s against 0.165 s), since
+	 * its streams take turns in runs of thousands of events and a stream
+	 * decodes on one thread; and the text path already uses both CPUs. See
+	 * docs/benchmarks.md, session 10.
 	 */
 	/* What babeltrace2 prints needs its stale strings; decoding alone does not. */
 	a.reader.bt_stale_strings = !a.decode_only;
