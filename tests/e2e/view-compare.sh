@@ -35,7 +35,7 @@ strata=$(cd "$(dirname "$strata")" && pwd)/$(basename "$strata")
 correlate=()
 case $group in
 lttng-a)
-	list=(+lttng/uid-ctx lttng/pid-two)
+	list=(+lttng/uid-ctx lttng/pid-two lttng/helpers)
 	multi=(lttng/uid-ctx lttng/pid-two)
 	;;
 lttng-b)

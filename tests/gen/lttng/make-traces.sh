@@ -21,6 +21,8 @@ pgrep -x lttng-sessiond >/dev/null || lttng-sessiond -d
 
 cc -O2 -Wall -Wextra -I"$here" -o "$work/rtest-app" \
 	"$here/rtest-app.c" "$here/rtest-tp.c" -llttng-ust -ldl -lm
+cc -O1 -Wall -Wextra -finstrument-functions -o "$work/helpers-app" "$here/helpers-app.c" \
+	-llttng-ust -ldl -lpthread
 # A second binary name gives the per-PID trace two procnames.
 cp "$work/rtest-app" "$work/rtest-other"
 app=$work/rtest-app
@@ -163,7 +165,22 @@ trace_rotation() {
 	finish rotation
 }
 
-all=(uid_ctx pid_two discard lost_packet may_discard snapshot multichan rotation)
+# H: lttng-ust's own instrumentation (tracef, tracelog, statedump, the
+# LD_PRELOAD helpers), a malloc event kept by a filter on its size.
+trace_helpers() {
+	session helpers
+	lttng enable-event -u 'lttng_ust_tracef:*,lttng_ust_tracelog:*,lttng_ust_statedump:*' >/dev/null
+	lttng enable-event -u 'lttng_ust_lib:*,lttng_ust_dl:*,lttng_ust_cyg_profile:*' >/dev/null
+	lttng enable-event -u 'lttng_ust_pthread:*,lttng_ust_libc:realloc,lttng_ust_libc:posix_memalign' >/dev/null
+	lttng enable-event -u lttng_ust_libc:malloc --filter 'size == 33' >/dev/null
+	lttng add-context -u "${ctx_basic[@]}" -t ip >/dev/null
+	lttng start >/dev/null
+	LD_PRELOAD="liblttng-ust-libc-wrapper.so liblttng-ust-pthread-wrapper.so liblttng-ust-dl.so liblttng-ust-cyg-profile.so" \
+		taskset -c 0 "$work/helpers-app"
+	finish helpers
+}
+
+all=(uid_ctx pid_two discard lost_packet may_discard snapshot multichan rotation helpers)
 if [ $# -gt 0 ]; then
 	all=("${@//-/_}")
 fi
