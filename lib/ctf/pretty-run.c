@@ -38,6 +38,15 @@
  *   batch words    [u] x n + [len] x n_text    (8 bytes each)
  *        | printer: shape->vals[i].u = words[i]
  *   run_shape      [type nsub opt u] x n       (only u, str.len change)
+ *
+ * The batch's lines were last read by the printing thread, on the other
+ * CPU: an ordinary store would first fetch each line back. The helper
+ * writes the words with streaming stores instead (x86-64; an sfence
+ * orders them before the hand-off), and each batch struct has lines of
+ * its own. The packet context is the same for every event of a packet:
+ * it is copied once per packet and batch, later events of the batch point
+ * at that copy, and the printer refills a shape only when its words
+ * change (struct run_pc, run_shape.filled). docs/benchmarks.md, session 10.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -95,7 +104,11 @@ struct run_chunk {
 #define RUN_CHUNK_SIZE (256 * 1024)
 
 struct run_batch {
-	struct run_msg *msgs;
+	/*
+	 * A line of its own: the helper writes the batch it fills at every
+	 * message while the printing thread reads the one it prints.
+	 */
+	_Alignas(64) struct run_msg *msgs;
 	size_t n;
 	struct strata_ctf_msg *others; /* discarded items: rare */
 	size_t n_others, cap_others;
@@ -118,6 +131,8 @@ struct run_batch {
 
 #define RUN_MEMO_TEXTS 8
 #define RUN_SHAPE_MAX 1024 /* values; larger fixed trees are copied whole */
+#define RUN_PC_CACHE 8 /* streams whose packet context copy is remembered */
+#define RUN_NO_PACKET UINT64_MAX
 
 /*
  * The value tree of a fixed scope type. Created by the helper from the
@@ -128,6 +143,12 @@ struct run_batch {
  */
 struct run_shape {
 	struct run_shape *next; /* every shape of the run */
+	/*
+	 * The printing thread's: the words vals holds now (fill_shape()), in
+	 * the batch it printed as number filled_gen (batches are reused).
+	 */
+	const uint64_t *filled;
+	uint64_t filled_gen;
 	uint32_t n_vals;
 	uint32_t n_text;
 	uint32_t text_off[RUN_MEMO_TEXTS];
@@ -167,12 +188,32 @@ struct run {
 	struct strata_ctf_msg pending;
 	struct run_memo memo[RUN_MEMO];
 	struct run_shape *shapes;
+	/*
+	 * The packet context, copied once per packet and batch: events of
+	 * one packet share it, so later ones point at the first one's copy.
+	 * Direct-mapped on the stream index; reset with each batch.
+	 */
+	struct run_pc {
+		uint64_t packet; /* strata_ctf_event.packet, or RUN_NO_PACKET */
+		uint32_t off;
+		struct run_shape *shape;
+	} pc[RUN_PC_CACHE];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct run_batch batches[RUN_NBATCH];
 	size_t head, tail, filled; /* producer fills head, consumer drains tail */
 	bool stop; /* the consumer gave up: producer, exit */
 };
+
+/* A word of a batch, bypassing the cache where the CPU can (see the top). */
+static inline void put_word(uint64_t *dst, uint64_t x)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_movnti64((long long *)dst, (long long)x);
+#else
+	*dst = x;
+#endif
+}
 
 /*
  * memcpy() for the short strings of most events without a libc call:
@@ -394,6 +435,8 @@ static struct run_shape *memo_shape(struct run *r, struct run_memo *m, const str
 	sh = aligned_alloc(64, sizeof(*sh) + (n + 1) / 2 * 2 * sizeof(sh->vals[0]));
 	if (!sh)
 		return NULL;
+	sh->filled = NULL;
+	sh->filled_gen = 0;
 	sh->n_vals = (uint32_t)n;
 	sh->n_text = m->n_text;
 	memcpy(sh->text_off, m->text_off, sizeof(sh->text_off));
@@ -416,17 +459,17 @@ static int64_t copy_words(struct run_batch *b, const struct run_memo *sh,
 		return -ENOMEM;
 	w = b->words + b->n_words;
 	for (uint32_t i = 0; i < sh->n_vals; i++)
-		w[i] = root[i].u;
+		put_word(&w[i], root[i].u);
 	for (uint32_t t = 0; t < sh->n_text; t++) {
 		const struct ctf_value *v = root + sh->text_off[t];
 
-		w[sh->n_vals + t] = v->str.len;
+		put_word(&w[sh->n_vals + t], v->str.len);
 		if (v->str.len) {
 			const char *c = copy_bytes(b, v->str.ptr, v->str.len);
 
 			if (!c)
 				return -ENOMEM;
-			w[sh->text_off[t]] = (uint64_t)(uintptr_t)c;
+			put_word(&w[sh->text_off[t]], (uint64_t)(uintptr_t)c);
 		}
 	}
 	b->n_words += need;
@@ -473,6 +516,15 @@ static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
 			m->off[k] = NO_SCOPE;
 			continue;
 		}
+		if (printed_scopes[k] == CTF_SCOPE_PACKET_CONTEXT) {
+			struct run_pc *pc = &r->pc[(ev->packet >> 32) % RUN_PC_CACHE];
+
+			if (pc->packet == ev->packet) {
+				m->off[k] = pc->off;
+				m->shape[k] = pc->shape;
+				continue;
+			}
+		}
 		n = (size_t)root->nsub + 1;
 		memo = root_memo(r, root->type);
 		if (memo->fixed && memo->n_vals == n) {
@@ -487,6 +539,9 @@ static int copy_event(struct run *r, struct run_batch *b, struct run_msg *m,
 			return (int)off;
 		m->off[k] = (uint32_t)off;
 		m->shape[k] = sh;
+		if (printed_scopes[k] == CTF_SCOPE_PACKET_CONTEXT)
+			r->pc[(ev->packet >> 32) % RUN_PC_CACHE] =
+				(struct run_pc){ ev->packet, (uint32_t)off, sh };
 	}
 	return 0;
 }
@@ -524,6 +579,9 @@ static bool needs_main_printer(struct run *r, const struct strata_ctf_msg *msg)
 static bool fill_batch(struct run *r, struct run_batch *b, bool self)
 {
 	batch_reset(b);
+	/* Offsets are the batch's: nothing copied before it can be pointed at. */
+	for (size_t i = 0; i < RUN_PC_CACHE; i++)
+		r->pc[i].packet = RUN_NO_PACKET;
 	b->start = r->times;
 	b->formatted = self;
 	if (self)
@@ -618,6 +676,10 @@ static void *producer(void *arg)
 		pthread_mutex_unlock(&r->lock);
 
 		more = fill_batch(r, b, self);
+#if defined(__x86_64__)
+		/* Streaming stores are weakly ordered: all of them before filled grows. */
+		__builtin_ia32_sfence();
+#endif
 
 		/* Release: the consumer reads b only after seeing filled grow. */
 		pthread_mutex_lock(&r->lock);
@@ -630,9 +692,15 @@ static void *producer(void *arg)
 }
 
 /* Puts one instance's payloads (see copy_words()) into the shape. */
-static void fill_shape(struct run_shape *sh, const uint64_t *w)
+static void fill_shape(struct run_shape *sh, const uint64_t *w, uint64_t gen)
 {
 	struct ctf_value *v = sh->vals;
+
+	/* The same words again: events of one packet share its context's. */
+	if (sh->filled == w && sh->filled_gen == gen)
+		return;
+	sh->filled = w;
+	sh->filled_gen = gen;
 
 	for (uint32_t i = 0; i < sh->n_vals; i++)
 		v[i].u = w[i];
@@ -641,7 +709,7 @@ static void fill_shape(struct run_shape *sh, const uint64_t *w)
 }
 
 /* Prints one batch; returns 0, 1 at the end of the traces, or < 0. */
-static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
+static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b, uint64_t gen)
 {
 	if (b->formatted) {
 		int ret = ctf_pretty_write(p, &b->text);
@@ -677,7 +745,7 @@ static int print_batch(struct strata_ctf_pretty *p, struct run_batch *b)
 			if (m->off[k] == NO_SCOPE)
 				continue;
 			if (sh) {
-				fill_shape(sh, b->words + m->off[k]);
+				fill_shape(sh, b->words + m->off[k], gen);
 				ev.scope[printed_scopes[k]] = sh->vals;
 			} else {
 				ev.scope[printed_scopes[k]] = b->vals + m->off[k];
@@ -757,7 +825,7 @@ int ctf_pretty_run_with(struct strata_ctf_pretty *p, struct strata_ctf_reader *r
 		run_release(&r);
 		return ret;
 	}
-	for (;;) {
+	for (uint64_t gen = 1;; gen++) {
 		struct run_batch *b;
 
 		pthread_mutex_lock(&r.lock);
@@ -766,7 +834,7 @@ int ctf_pretty_run_with(struct strata_ctf_pretty *p, struct strata_ctf_reader *r
 		b = &r.batches[r.tail];
 		pthread_mutex_unlock(&r.lock);
 
-		ret = print_batch(p, b);
+		ret = print_batch(p, b, gen);
 
 		pthread_mutex_lock(&r.lock);
 		r.tail = (r.tail + 1) % RUN_NBATCH;

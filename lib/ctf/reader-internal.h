@@ -35,6 +35,12 @@ struct strata_ctf_event {
 	 * event of a packet.
 	 */
 	const struct ctf_value *scope[CTF_SCOPE_COUNT];
+	/*
+	 * Which packet the event is in: the stream's index in its high 32
+	 * bits, the packet's number in the stream in the low ones. Equal for
+	 * two events means equal packet header and context values.
+	 */
+	uint64_t packet;
 };
 
 #endif

@@ -327,6 +327,7 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 		return -EAGAIN;
 	}
 	s->cur = b;
+	s->packet = ((uint64_t)s->index << 32) | (uint32_t)(s->packet + 1);
 	s->pkt_vals = &b->vals;
 	if (!s->fd_open) {
 		fd = open(f->path, O_RDONLY | O_CLOEXEC);
@@ -781,6 +782,7 @@ decoded:
 	ev->trace = &s->rt->t;
 	ev->sc = scd->sc;
 	ev->ec = ecd->ec;
+	ev->packet = s->packet;
 	ev->scope[CTF_SCOPE_PACKET_HEADER] = s->has_ph ? &s->pkt_vals->v[s->ph_idx] : NULL;
 	ev->scope[CTF_SCOPE_PACKET_CONTEXT] = s->has_pc ? &s->pkt_vals->v[s->pc_idx] : NULL;
 	for (int sc = CTF_SCOPE_EVENT_HEADER; sc < CTF_SCOPE_COUNT; sc++)

@@ -228,6 +228,7 @@ struct ctf_stream {
 	struct ctf_pkt_buf bufs[CTF_PKT_BUFS];
 	struct ctf_pkt_buf *cur;
 	uint32_t produced; /* slots produced (the producer's) */
+	uint64_t packet; /* strata_ctf_event.packet of the current packet */
 	const uint8_t *pkt_base; /* cur->data */
 	struct ctf_values *pkt_vals; /* &cur->vals */
 	uint32_t ph_idx, pc_idx;
