@@ -932,16 +932,18 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 	s->q_len = 0;
 	while (n < CTF_BT_BATCH) {
 		struct ctf_slot *slot = &s->q[n];
+		/* A local copy: reading back the queue's would wait on the store. */
+		struct ctf_slot_key key;
 
 		if (s->ahead) {
-			r = ctf_ahead_take(s, &slot, &s->qkey[n]);
+			r = ctf_ahead_take(s, &slot, &key);
 		} else {
 			r = ctf_stream_produce(s, slot);
 			if (r > 0)
-				s->qkey[n] = slot->key;
+				key = slot->key;
 		}
 		if (r > 0)
-			r = finish_slot(s, slot, &s->qkey[n], last_ns);
+			r = finish_slot(s, slot, &key, last_ns);
 		if (r < 0) {
 			/* babeltrace2 delivers what it produced before failing. */
 			if (n == 0)
@@ -951,6 +953,7 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 		}
 		if (r == 0)
 			break;
+		s->qkey[n] = key;
 		s->qp[n++] = slot;
 	}
 	s->q_len = n;
