@@ -905,14 +905,22 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
 	return r;
 }
 
-/* What a message's place in the merge decides (ctf_stream_refill()). */
-static int finish_slot(struct ctf_stream *s, struct ctf_slot *slot, struct ctf_slot_key *key,
-		       int64_t last_ns)
+/*
+ * What a message's place in the merge decides (ctf_stream_refill()): its
+ * key, then the recycled object. Fields one by one, as they were stored:
+ * a 16-byte load of a key just stored in narrower pieces (or the other
+ * way round) waits for the stores to retire, no store forwarding.
+ */
+static int finish_slot(struct ctf_stream *s, struct ctf_slot *slot, const struct ctf_slot_key *key,
+		       int64_t last_ns, unsigned n)
 {
-	if (key->last)
-		key->ns = last_ns;
+	struct ctf_slot_key *q = &s->qkey[n];
+
+	q->ns = key->last ? last_ns : key->ns;
+	q->kind = key->kind;
+	q->last = key->last;
 	/* Without the model the slot is not touched: a worker may have written it. */
-	if (key->kind != CTF_K_EVENT || !s->rt->pools)
+	if (q->kind != CTF_K_EVENT || !s->rt->pools)
 		return 1;
 	return recycle_object(s, slot->ecd, slot) < 0 ? -ENOMEM : 1;
 }
@@ -932,18 +940,17 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 	s->q_len = 0;
 	while (n < CTF_BT_BATCH) {
 		struct ctf_slot *slot = &s->q[n];
-		/* A local copy: reading back the queue's would wait on the store. */
-		struct ctf_slot_key key;
+		struct ctf_slot_key taken;
 
 		if (s->ahead) {
-			r = ctf_ahead_take(s, &slot, &key);
+			r = ctf_ahead_take(s, &slot, &taken);
+			if (r > 0)
+				r = finish_slot(s, slot, &taken, last_ns, n);
 		} else {
 			r = ctf_stream_produce(s, slot);
 			if (r > 0)
-				key = slot->key;
+				r = finish_slot(s, slot, &slot->key, last_ns, n);
 		}
-		if (r > 0)
-			r = finish_slot(s, slot, &key, last_ns);
 		if (r < 0) {
 			/* babeltrace2 delivers what it produced before failing. */
 			if (n == 0)
@@ -953,7 +960,6 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 		}
 		if (r == 0)
 			break;
-		s->qkey[n] = key;
 		s->qp[n++] = slot;
 	}
 	s->q_len = n;
