@@ -908,8 +908,8 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
 /*
  * What a message's place in the merge decides (ctf_stream_refill()): its
  * key, then the recycled object. Fields one by one, as they were stored:
- * a 16-byte load of a key just stored in narrower pieces (or the other
- * way round) waits for the stores to retire, no store forwarding.
+ * a 16-byte load of a key just stored in narrower pieces cannot take its
+ * data from those pending stores and waits for them to retire.
  */
 static int finish_slot(struct ctf_stream *s, struct ctf_slot *slot, const struct ctf_slot_key *key,
 		       int64_t last_ns, unsigned n)
