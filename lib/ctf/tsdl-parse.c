@@ -501,9 +501,13 @@ static int parse_clock(struct tsdl_parser *p)
 	ret = parse_block(p, &cc, clock_attr);
 	if (!ret && !c.name)
 		ret = tsdl_error(p->err, line, "missing `name` attribute in clock");
-	for (size_t i = 0; !ret && i < tc->n_clocks; i++)
-		if (!strcmp(tc->clocks[i].name, c.name))
-			ret = tsdl_error(p->err, line, "duplicate clock '%.64s'", c.name);
+	/*
+	 * A name declared again is kept, as babeltrace2 2.0.4 keeps it: a
+	 * `clock.NAME.value` mapping takes the first clock of that name, and
+	 * the later ones still count as clocks of the trace. babeltrace2's
+	 * own CTF writer (sink.ctf.fs) declares a trace's clock again before
+	 * each stream class.
+	 */
 	if (!ret) {
 		/* babeltrace2: move whole seconds out of `offset`, 0 <= offset < freq. */
 		secs = c.offset_cycles / c.freq;
