@@ -41,7 +41,7 @@ lttng-a)
 	;;
 lttng-b)
 	list=(lttng/multichan lttng/snapshot lttng/discard lttng/lost-packet lttng/may-discard
-		lttng/rotation)
+		lttng/rotation lttng/tracefiles)
 	multi=(lttng/discard lttng/lost-packet)
 	;;
 gen-a)

@@ -165,6 +165,22 @@ trace_rotation() {
 	finish rotation
 }
 
+# F: a stream spread over a ring of size-limited trace files
+# (--tracefile-size/--tracefile-count): chf_0_0, chf_0_1, ..., the oldest
+# overwritten once the ring wraps.
+trace_tracefiles() {
+	session tracefiles
+	lttng enable-channel -u --subbuf-size 4096 --num-subbuf 4 --tracefile-size 8192 \
+		--tracefile-count 3 chf >/dev/null
+	lttng enable-event -u -c chf 'rtest:*' >/dev/null
+	lttng add-context -u -c chf -t vpid -t procname >/dev/null
+	lttng start >/dev/null
+	for _ in $(seq 1 40); do
+		taskset -c 0 "$app" all 1
+	done
+	finish tracefiles
+}
+
 # H: lttng-ust's own instrumentation (tracef, tracelog, statedump, the
 # LD_PRELOAD helpers), a malloc event kept by a filter on its size.
 trace_helpers() {
@@ -180,7 +196,8 @@ trace_helpers() {
 	finish helpers
 }
 
-all=(uid_ctx pid_two discard lost_packet may_discard snapshot multichan rotation helpers)
+all=(uid_ctx pid_two discard lost_packet may_discard snapshot multichan rotation helpers
+	tracefiles)
 if [ $# -gt 0 ]; then
 	all=("${@//-/_}")
 fi
