@@ -10,6 +10,7 @@ export STRATA_SESSIOND_PATH=$2
 . "$(dirname "$0")/session-lib.sh"
 
 require_babeltrace2
+require_tools python3 taskset
 create_session k
 "$STRATA" enable-event -k sched_switch >"$TMP/out" 2>"$TMP/err"
 if [ $? -ne 0 ]; then
@@ -58,25 +59,37 @@ run 0 destroy
 # second stop follow a gap, reported as discarded packets (as with LTTng).
 create_session ow
 run 0 enable-channel -k --overwrite --subbuf-size 4096 --num-subbuf 2 ch
-# The mark is a getpgid of a pid that cannot exist: nothing else on the
-# system records an event in this channel after it (openat would, from the
-# CLI of `stop` or a parallel test, and fill the kept packets).
+# The mark is a getpgid of a pid that cannot exist, the workload's last
+# recorded event. The channel records every process: other processes calling
+# getppid or getpgid on CPU 0 after the mark (a parallel session-kernel's
+# 50000 getppid) push it out of the 2 kept packets, as they should, so the
+# check is on what overwrite promises: the newest events of the stream. The
+# workload runs on CPU 0 (stream ch_0) and prints CLOCK_MONOTONIC (the
+# events' clock) just before its mark; each cycle begins at a stamp taken
+# before its start.
 run 0 enable-event -k -c ch --syscall getppid,getpgid
 run 0 list ow
 has "$OUT" "Event-loss mode:  overwrite" "list of an overwrite channel"
-flight() { # flight MARK: many getppid calls, then getpgid(MARK)
-	python3 -c 'import os, sys
+monotonic_ns() {
+	python3 -c 'import time; print(time.monotonic_ns())'
+}
+flight() { # flight MARK: many getppid calls, then getpgid(MARK); prints the time before it
+	taskset -c 0 python3 -c 'import os, sys, time
 for _ in range(50000):
     os.getppid()
+print(time.monotonic_ns(), flush=True)
 try:
     os.getpgid(int(sys.argv[1]))
 except OSError:
     pass' "$1"
 }
+cycles=
 for cycle in 1 2; do
+	begin=$(monotonic_ns)
 	run 0 start
-	flight $((2000000000 + cycle))
+	before=$(flight $((2000000000 + cycle)))
 	run 0 stop
+	cycles="$cycles $begin:$before:$((2000000000 + cycle))"
 	for f in "$TRACE"/kernel/ch_*; do
 		size=$(stat -c %s "$f")
 		[ "$size" -le $((cycle * 8192)) ] ||
@@ -87,10 +100,31 @@ babeltrace2 "$TRACE/kernel" >"$TMP/ow-bt.out" 2>"$TMP/ow-bt.err" || fail "babelt
 "$STRATA" view "$TRACE/kernel" >"$TMP/ow-view.out" 2>"$TMP/ow-view.err" || fail "strata view failed"
 cmp -s "$TMP/ow-bt.out" "$TMP/ow-view.out" || fail "strata view stdout differs from babeltrace2"
 cmp -s "$TMP/ow-bt.err" "$TMP/ow-view.err" || fail "strata view stderr differs from babeltrace2"
-for cycle in 1 2; do
-	grep -q "syscall_entry_getpgid: .* pid = $((2000000000 + cycle)) }" "$TMP/ow-bt.out" ||
-		fail "the last event of workload $cycle (its getpgid mark) is not in the trace"
-done
+# Per cycle, CPU 0's kept events: the mark, or else only events newer than
+# it (it was pushed out, not lost, nor kept behind older packets).
+babeltrace2 --clock-cycles "$TRACE/kernel" 2>/dev/null | python3 -c '
+import re, sys
+cycles = [tuple(int(v) for v in c.split(":")) for c in sys.argv[1].split()]
+ev = [(int(m.group(1)), m.group(2), m.group(3))
+      for m in (re.match(r"\[(\d+)\] \S+ \S+ (\S+): \{ cpu_id = 0 \}, \{ (.*) \}$", l)
+                for l in sys.stdin) if m]
+bad = 0
+for i, (begin, before, mark) in enumerate(cycles):
+    end = cycles[i + 1][0] if i + 1 < len(cycles) else float("inf")
+    kept = [e for e in ev if begin <= e[0] < end]
+    if any(e[1] == "syscall_entry_getpgid" and e[2] == "pid = %d" % mark for e in kept):
+        continue
+    if not kept:
+        print("workload %d: no event of CPU 0 kept at its stop" % (i + 1))
+        bad = 1
+    elif kept[0][0] <= before:
+        print("workload %d: its getpgid mark is not in the trace, but %s at %d, older, is"
+              % (i + 1, kept[0][1], kept[0][0]))
+        bad = 1
+    else:
+        print("workload %d: mark pushed out by %d newer events of other processes"
+              % (i + 1, len(kept)))
+sys.exit(bad)' "$cycles" || fail "overwrite did not keep the newest events of CPU 0"
 n=$(grep -c 'syscall_entry_getppid' "$TMP/ow-bt.out")
 [ "$n" -gt 0 ] && [ "$n" -lt 100000 ] || fail "$n getppid entries: expected some, not all"
 grep -Eq 'Tracer discarded [0-9]+ packets? ' "$TMP/ow-bt.err" ||
