@@ -301,7 +301,7 @@ int main(int argc, char **argv)
 					   verbose == 1 ? STRATA_LOG_INFO :
 							  STRATA_LOG_WARN);
 	/* Before daemonizing: a bad setting is reported where it was made. */
-	if (sdu_configure() < 0)
+	if (sdu_configure() < 0 || sdk_configure() < 0)
 		return 1;
 	if (do_daemonize)
 		ready_fd = daemonize();

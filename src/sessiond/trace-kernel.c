@@ -16,7 +16,8 @@
  *                 num_subbuf packet buffers instead of the file: the oldest
  *                 one is dropped (its sequence number stays used, so readers
  *                 report it as discarded, like LTTng's overwrite mode).
- *   stop          kernel_channel_stop() delivers every pending record; the
+ *   stop          kernel_channel_stop() delivers every pending record, those
+ *                 of recorder runs in flight included (kernel.c says how); the
  *                 partial packets (and in overwrite mode the retained ones,
  *                 oldest first) are written and the metadata rewritten (it
  *                 lists the events enabled so far), so the trace on disk is
@@ -91,6 +92,55 @@ struct ks_session {
 	int64_t clock_offset;
 };
 
+/* Bounds of STRATA_SESSIOND_TEST_RECORD_DELAY's milliseconds. */
+#define SDK_TEST_DELAY_MAX_MS 1000
+
+/*
+ * Set once by sdk_configure(), before any thread starts:
+ * STRATA_SESSIOND_TEST_RECORD_DELAY=<syscall>:<ms> makes the recorder hold
+ * each entry record of that syscall ms between deciding to record it and
+ * committing it (kernel_tracer_test_delay()), so that a test can stop while
+ * a record is in flight (tests/e2e/session-kernel-stop.sh). The recorder
+ * spins with preemption off, hence the bound (1 s).
+ */
+static char test_delay_syscall[64];
+static unsigned int test_delay_ms;
+
+int sdk_configure(void)
+{
+	const char *v = getenv("STRATA_SESSIOND_TEST_RECORD_DELAY");
+	const char *colon;
+	unsigned long ms;
+	char *end;
+	size_t n;
+
+	if (!v)
+		return 0;
+	colon = strrchr(v, ':');
+	n = colon ? (size_t)(colon - v) : 0;
+	errno = 0;
+	ms = colon ? strtoul(colon + 1, &end, 10) : 0;
+	if (!n || n >= sizeof(test_delay_syscall) || errno || colon[1] < '0' || colon[1] > '9' ||
+	    *end || ms < 1 || ms > SDK_TEST_DELAY_MAX_MS) {
+		log_error("Failed to use STRATA_SESSIOND_TEST_RECORD_DELAY='%s': expected "
+			  "<syscall>:<ms>, ms from 1 to %d (unset it for no delay)",
+			  v, SDK_TEST_DELAY_MAX_MS);
+		return -EINVAL;
+	}
+	memcpy(test_delay_syscall, v, n);
+	test_delay_syscall[n] = '\0';
+	if (!kernel_syscall_exists(test_delay_syscall)) {
+		log_error("Failed to use STRATA_SESSIOND_TEST_RECORD_DELAY='%s': no system call "
+			  "'%s' (run `strata list -k --syscall`)",
+			  v, test_delay_syscall);
+		return -EINVAL;
+	}
+	test_delay_ms = (unsigned int)ms;
+	log_warn("Committing each %s entry record %u ms late (test mode)", test_delay_syscall,
+		 test_delay_ms);
+	return 0;
+}
+
 int sdk_check(struct sd_daemon *d, char *msg)
 {
 	struct kernel_tracer *kt;
@@ -105,6 +155,8 @@ int sdk_check(struct sd_daemon *d, char *msg)
 				 strata_strerror(ret));
 		return ret;
 	}
+	if (test_delay_ms)
+		kernel_tracer_test_delay(kt, test_delay_syscall, test_delay_ms * 1000000ull);
 	d->kernel = kt;
 	return 0;
 }
@@ -611,7 +663,12 @@ int sdk_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 	for (unsigned int i = 0; i < ks->n; i++) {
 		struct ks_channel *kc = &ks->chans[i];
 
-		kernel_channel_stop(kc->kc);
+		ret = kernel_channel_stop(kc->kc);
+		if (ret < 0)
+			log_warn("Failed to wait for the kernel recorder's runs in flight at the "
+				 "stop of channel '%s': %s; a record of them may come in the next "
+				 "start",
+				 kc->name, strata_strerror(ret));
 		/* The consumer thread is idle now: flush what it left. */
 		for (unsigned int st = 0; st < kc->nr_streams; st++) {
 			if (kc->nr_slots)

@@ -43,6 +43,8 @@ void sdu_release(struct sd_daemon *d);
 int sdu_configure(void);
 
 /* trace-kernel.c: the same contracts as struct sd_hooks. */
+/* Reads the daemon's kernel test settings from the environment, once at start. */
+int sdk_configure(void);
 int sdk_check(struct sd_daemon *d, char *msg);
 int sdk_check_event(struct sd_daemon *d, const char *name, uint8_t type, char *msg);
 int sdk_session_start(struct sd_daemon *d, struct sd_session *s, char *msg);

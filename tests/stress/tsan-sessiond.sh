@@ -3,7 +3,7 @@
 # be combined with the ASan build; `make tsan` runs it). Builds the whole
 # tree with meson -Db_sanitize=thread, then runs the daemon's e2e scenarios
 # (meson suites `session` and `kernel`: session-ust, -control, -hello,
-# -full-disk, -fifo-full, -switch-timer, -clock, -kernel and the kernel recorder tests,
+# -full-disk, -fifo-full, -switch-timer, -clock, -kernel, -kernel-stop and the kernel recorder tests,
 # which skip (77) without root or BPF) against it, and fails if any process reported a race.
 #
 #   tests/stress/tsan-sessiond.sh [BUILD-DIR]   (default: a temporary one)

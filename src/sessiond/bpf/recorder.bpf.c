@@ -37,6 +37,14 @@ unsigned int kr_nctr; /* counters opened in ctr0..3 */
 unsigned long long kr_wake_bytes[KR_MAX_CHAN];
 unsigned long long kr_enabled[KR_MAX_CHAN][KR_BITMAP_WORDS];
 unsigned char kr_sc_strmask[KR_MAX_SC]; /* KR_SC_* flags of each syscall number */
+/*
+ * Tests only (STRATA_SESSIOND_TEST_RECORD_DELAY): a record of key
+ * kr_test_delay_key spins kr_test_delay_ns after
+ * its program saw the channel active and before the ring commits it, the
+ * window kernel_channel_stop() has to close.
+ */
+unsigned int kr_test_delay_key;
+unsigned long long kr_test_delay_ns;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -227,6 +235,18 @@ __noinline int kr_fill_header(struct kr_scratch *s, __u32 key, unsigned int want
 	return off;
 }
 
+static long kr_test_spin(__u64 i, void *until)
+{
+	return bpf_ktime_get_ns() >= *(__u64 *)until;
+}
+
+/* One bpf_loop() of clock reads lasts ~200 ms here: loop over loops. */
+static long kr_test_spin_outer(__u64 i, void *until)
+{
+	bpf_loop(1 << 23, kr_test_spin, until, 0);
+	return bpf_ktime_get_ns() >= *(__u64 *)until;
+}
+
 /* Copy scratch[0, size) to the current CPU's ring of every wanting channel. */
 __noinline int kr_output(struct kr_scratch *s, __u32 size, unsigned int want)
 {
@@ -234,6 +254,11 @@ __noinline int kr_output(struct kr_scratch *s, __u32 size, unsigned int want)
 
 	if (!s || cpu >= KR_MAX_CPU || size > KR_SCRATCH)
 		return 0;
+	if (kr_test_delay_ns && ((struct kr_rec *)s->buf)->key == kr_test_delay_key) {
+		__u64 until = bpf_ktime_get_ns() + kr_test_delay_ns;
+
+		bpf_loop(64, kr_test_spin_outer, &until, 0);
+	}
 	asm volatile("" : "+r"(size));
 	size &= KR_SCRATCH - 1;
 #pragma unroll

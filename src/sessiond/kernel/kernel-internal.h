@@ -95,6 +95,8 @@ int kt_rec_attach_tp(struct kernel_tracer *kt, unsigned int idx, const struct kt
 int kt_rec_attach_syscalls(struct kernel_tracer *kt);
 void kt_rec_set_enabled(struct kernel_tracer *kt, unsigned int slot, uint32_t key, bool on);
 void kt_rec_set_active(struct kernel_tracer *kt, unsigned int slot, bool on);
+/* Tests: spin ns in the recorder before committing a record of key (0 ns: off). */
+void kt_rec_set_test_delay(struct kernel_tracer *kt, uint32_t key, uint64_t ns);
 /* Let perf sample the tracepoints we are attached to (default on; see recorder.bpf.c). */
 void kt_rec_set_perf_passthrough(struct kernel_tracer *kt, bool on);
 void kt_rec_set_host(struct kernel_tracer *kt, unsigned int slot, bool on);

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <strata/error.h>
@@ -478,13 +480,63 @@ int kernel_channel_start(struct kernel_channel *ch)
 	return kt_consumer_sync(ch, true);
 }
 
+/*
+ * Stop: clear the channel's bit in kr_active, wait out the programs that may
+ * have read it set, then drain the rings once more.
+ *
+ * A record reaches a ring in one bpf_ringbuf_output() (reserve, copy,
+ * commit) inside a program run that read kr_active first, and the store
+ * that clears the bit does not wait for runs in flight: a program on
+ * another CPU that read the bit before the store can commit after the
+ * consumer's final drain. Its record would then be delivered by the
+ * consumer's timer while the channel is stopped (into packet buffers that
+ * the control thread is writing out, trace-kernel.c) and reach the files
+ * only at the next stop. The window is a program run (microseconds) unless
+ * its vCPU is preempted; tests/e2e/session-kernel-stop.sh widens it with
+ * STRATA_SESSIOND_TEST_RECORD_DELAY.
+ *
+ * Every tracepoint program run (trace_call_bpf(), and the tracepoint call
+ * around it) is an RCU read-side critical section, so an RCU grace period
+ * after the store closes the window: MEMBARRIER_CMD_GLOBAL is
+ * synchronize_rcu(). A run that began before the grace period has finished,
+ * its commit included; one that begins after it sees the bit clear (RCU's
+ * ordering guarantee) and records nothing. The drain that follows, whose
+ * request the consumer takes after the grace period (kt_consumer_request()
+ * pairs through its mutex), finds every record of the session in the
+ * rings. Detaching the programs would give the same guarantee, at ~130 ms
+ * per tracepoint (README.md).
+ *
+ * Kernels booted with nohz_full refuse MEMBARRIER_CMD_GLOBAL (EINVAL): the
+ * rings are still drained, and the error is returned so that the caller
+ * can say a late record may follow.
+ */
 int kernel_channel_stop(struct kernel_channel *ch)
 {
+	int ret = 0, err;
+
 	if (!ch->started)
 		return 0;
 	ch->started = false;
 	kt_rec_set_active(ch->kt, ch->slot, false);
-	return kt_consumer_sync(ch, false);
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) < 0)
+		ret = -errno;
+	err = kt_consumer_sync(ch, false);
+	return err < 0 ? err : ret;
+}
+
+int kernel_tracer_test_delay(struct kernel_tracer *kt, const char *syscall_name, uint64_t ns)
+{
+	const struct kt_syscall *sc = kt_syscall_by_name(syscall_name);
+
+	if (!sc)
+		return -ENOENT;
+	kt_rec_set_test_delay(kt, KR_KEY_SC_ENTRY + (uint32_t)sc->nr, ns);
+	return 0;
+}
+
+bool kernel_syscall_exists(const char *name)
+{
+	return kt_syscall_by_name(name) != NULL;
 }
 
 unsigned int kernel_channel_nr_streams(const struct kernel_channel *ch)

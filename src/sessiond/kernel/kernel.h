@@ -130,7 +130,13 @@ int kernel_channel_add_context(struct kernel_channel *ch, const char *name, char
  */
 int kernel_channel_start(struct kernel_channel *ch);
 
-/* Stop recording and deliver every record still in the rings before returning. */
+/*
+ * Stop recording and deliver every record still in the rings before
+ * returning, those of program runs still in flight at the stop included.
+ * A negative error other than from the drain (-EINVAL: a nohz_full kernel)
+ * means the runs in flight could not be waited for: a record of one may be
+ * delivered after this returns.
+ */
 int kernel_channel_stop(struct kernel_channel *ch);
 
 unsigned int kernel_channel_nr_streams(const struct kernel_channel *ch);
@@ -165,5 +171,16 @@ struct kernel_trace_info {
  */
 int kernel_metadata(struct kernel_channel *const *chans, size_t n,
 		    const struct kernel_trace_info *info, char **ret);
+
+/* Whether name is a syscall of the build's table ("getpgid"). */
+bool kernel_syscall_exists(const char *name);
+
+/*
+ * Tests only: every entry record of syscall_name spins ns in the recorder
+ * between its program reading the channel state and the ring commit (0 ns:
+ * off), so that a test can stop a channel while a record is in flight.
+ * -ENOENT: no such syscall.
+ */
+int kernel_tracer_test_delay(struct kernel_tracer *kt, const char *syscall_name, uint64_t ns);
 
 #endif

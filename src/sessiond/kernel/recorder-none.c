@@ -44,6 +44,11 @@ void kt_rec_set_active(struct kernel_tracer *kt _unused_, unsigned int slot _unu
 {
 }
 
+void kt_rec_set_test_delay(struct kernel_tracer *kt _unused_, uint32_t key _unused_,
+			   uint64_t ns _unused_)
+{
+}
+
 void kt_rec_set_perf_passthrough(struct kernel_tracer *kt _unused_, bool on _unused_)
 {
 }

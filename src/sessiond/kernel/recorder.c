@@ -222,6 +222,12 @@ void kt_rec_set_active(struct kernel_tracer *kt, unsigned int slot, bool on)
 	kt_set_bit(&kt->skel->skel->bss->kr_active, slot, on);
 }
 
+void kt_rec_set_test_delay(struct kernel_tracer *kt, uint32_t key, uint64_t ns)
+{
+	kt->skel->skel->bss->kr_test_delay_key = key;
+	__atomic_store_n(&kt->skel->skel->bss->kr_test_delay_ns, ns, __ATOMIC_RELEASE);
+}
+
 void kt_rec_set_perf_passthrough(struct kernel_tracer *kt, bool on)
 {
 	__atomic_store_n(&kt->skel->skel->data->kr_perf_passthrough, on ? 1u : 0u,
