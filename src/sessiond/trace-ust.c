@@ -84,6 +84,8 @@
 /* Bounds of STRATA_SESSIOND_QUEUE_MAX (sdu_configure()). */
 #define US_QUEUE_MIN_SETTING 4096u
 #define US_QUEUE_MAX_SETTING (1u << 30)
+/* Bound of STRATA_SESSIOND_TEST_POLL_MS (sdu_configure()): an hour. */
+#define US_POLL_MAX_SETTING 3600000u
 /* Copies kept for reuse (fresh pages cost a fault each), in bytes. */
 #define US_POOL_MAX (16u << 20)
 /*
@@ -112,9 +114,12 @@
  * until a byte arrives for each packet, or for good at end of file, so the
  * FIFO fills while the apps keep writing (tests/e2e/session-fifo-full.sh).
  * A slow writer by a delay would make the test depend on timing.
+ * poll_ms (STRATA_SESSIOND_TEST_POLL_MS) lengthens the reader's poll, which
+ * otherwise hides a missing wake-up (the writer's kick) behind 100 ms.
  */
 static size_t queue_max = US_QUEUE_MAX;
 static char write_gate[IPC_PATH_MAX];
+static int poll_ms = US_POLL_MS;
 
 struct us_trace;
 
@@ -563,7 +568,7 @@ static void *consumer_main(void *arg)
 		}
 		pfds[n++] = (struct pollfd){ .fd = cons.kick_fd, .events = POLLIN };
 		pthread_mutex_unlock(&cons.lock);
-		poll(pfds, n, US_POLL_MS);
+		poll(pfds, n, poll_ms);
 		if (read(cons.kick_fd, &v, sizeof(v)) < 0) {
 			/* EAGAIN: not kicked */
 		}
@@ -620,7 +625,24 @@ int sdu_configure(void)
 {
 	const char *v = getenv("STRATA_SESSIOND_QUEUE_MAX");
 	const char *gate = getenv("STRATA_SESSIOND_TEST_WRITE_GATE");
+	const char *pms = getenv("STRATA_SESSIOND_TEST_POLL_MS");
 
+	if (pms) {
+		unsigned long n;
+		char *end;
+
+		errno = 0;
+		n = strtoul(pms, &end, 10);
+		if (errno || pms[0] < '0' || pms[0] > '9' || *end || n < 1 ||
+		    n > US_POLL_MAX_SETTING) {
+			log_error("Failed to use STRATA_SESSIOND_TEST_POLL_MS='%s': expected "
+				  "milliseconds from 1 to %u (unset it for the default, %d)",
+				  pms, US_POLL_MAX_SETTING, US_POLL_MS);
+			return -EINVAL;
+		}
+		poll_ms = (int)n;
+		log_warn("Polling the buffers every %d ms (test mode)", poll_ms);
+	}
 	if (v) {
 		unsigned long long n;
 		char *end;

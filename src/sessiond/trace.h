@@ -37,7 +37,8 @@ void sdu_release(struct sd_daemon *d);
 /*
  * Read the consumer's settings from the environment, once, before the
  * daemon starts any thread: STRATA_SESSIOND_QUEUE_MAX (the FIFO's bound in
- * bytes) and STRATA_SESSIOND_TEST_WRITE_GATE (tests only: trace-ust.c).
+ * bytes), STRATA_SESSIOND_TEST_WRITE_GATE and STRATA_SESSIOND_TEST_POLL_MS
+ * (tests only: trace-ust.c).
  * Logs and returns -EINVAL on a bad value.
  */
 int sdu_configure(void);

@@ -49,6 +49,19 @@ create_session() {
 	TRACE=$(printf '%s\n' "$OUT" | sed -n 's/^Traces will be output to //p')
 }
 
+# refuse_setting VAR MESSAGE VALUE...: the daemon started with each VALUE of
+# the environment variable VAR exits 1 with MESSAGE ("VAR='VALUE': " before it).
+refuse_setting() {
+	local var=$1 msg=$2 bad st
+	shift 2
+	for bad in "$@"; do
+		env "$var=$bad" "$STRATA_SESSIOND_PATH" >"$TMP/out" 2>"$TMP/err"
+		st=$?
+		[ "$st" = 1 ] || fail "$var='$bad': the daemon exited $st, expected 1"
+		has "$(cat "$TMP/err")" "$var='$bad'$msg" "bad $var"
+	done
+}
+
 fail() {
 	echo "FAIL: $*"
 	FAILS=$((FAILS + 1))
