@@ -5,6 +5,11 @@
  * compact header with variants, big-endian bit-fields), the rest is written
  * as the trace's only stream file; then every message is read. Any outcome
  * but a crash or a sanitizer report is fine.
+ *
+ * Two bits of the first byte widen it: 0x80 cuts the rest in two stream
+ * files at the offset bytes 1-2 give (the merge of two streams: ties,
+ * discarded notices, refills), 0x40 has a worker thread decode ahead
+ * (reader option decode_threads = 2, its ring and key hand-off).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -126,6 +131,8 @@ static void cleanup(void)
 		unlink(p);
 		snprintf(p, sizeof(p), "%s/stream", dirs[i]);
 		unlink(p);
+		snprintf(p, sizeof(p), "%s/stream2", dirs[i]);
+		unlink(p);
 		rmdir(dirs[i]);
 	}
 }
@@ -177,21 +184,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* As `strata view` reads to print: the recycled-object model too. */
-	static const struct strata_ctf_reader_options opts = { .bt_stale_strings = true };
+	struct strata_ctf_reader_options opts = { .bt_stale_strings = true };
 	struct strata_ctf_reader *r = NULL;
 	struct strata_ctf_msg msg;
 	const char *path;
-	char sp[256];
+	char sp[256], sp2[256];
+	size_t head = 1, cut = size;
 	unsigned which;
 	int64_t v;
 
 	if (size < 1 || setup() < 0)
 		return 0;
-	which = data[0] % ARRAY_SIZE(metas);
+	which = (data[0] & 0x3f) % ARRAY_SIZE(metas);
+	if (data[0] & 0x40)
+		opts.decode_threads = 2;
+	if ((data[0] & 0x80) && size >= 3) {
+		head = 3;
+		cut = head + ((size_t)data[1] | (size_t)data[2] << 8) % (size - head + 1);
+	}
 	path = dirs[which];
 	snprintf(sp, sizeof(sp), "%s/stream", path);
-	if (write_all(sp, data + 1, size - 1) < 0)
+	snprintf(sp2, sizeof(sp2), "%s/stream2", path);
+	if (write_all(sp, data + head, cut - head) < 0)
 		return 0;
+	if (cut < size) {
+		if (write_all(sp2, data + cut, size - cut) < 0)
+			return 0;
+	} else {
+		unlink(sp2);
+	}
 	if (strata_ctf_reader_create(&path, 1, &opts, &r, NULL) < 0)
 		return 0;
 	for (unsigned n = 0; n < 100000; n++) {
