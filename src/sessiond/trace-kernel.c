@@ -110,18 +110,15 @@ int sdk_configure(void)
 {
 	const char *v = getenv("STRATA_SESSIOND_TEST_RECORD_DELAY");
 	const char *colon;
-	unsigned long ms;
-	char *end;
+	uint64_t ms;
 	size_t n;
 
 	if (!v)
 		return 0;
 	colon = strrchr(v, ':');
 	n = colon ? (size_t)(colon - v) : 0;
-	errno = 0;
-	ms = colon ? strtoul(colon + 1, &end, 10) : 0;
-	if (!n || n >= sizeof(test_delay_syscall) || errno || colon[1] < '0' || colon[1] > '9' ||
-	    *end || ms < 1 || ms > SDK_TEST_DELAY_MAX_MS) {
+	if (!n || n >= sizeof(test_delay_syscall) ||
+	    !sd_setting_number(colon + 1, 1, SDK_TEST_DELAY_MAX_MS, &ms)) {
 		log_error("Failed to use STRATA_SESSIOND_TEST_RECORD_DELAY='%s': expected "
 			  "<syscall>:<ms>, ms from 1 to %d (unset it for no delay)",
 			  v, SDK_TEST_DELAY_MAX_MS);

@@ -627,14 +627,10 @@ int sdu_configure(void)
 	const char *gate = getenv("STRATA_SESSIOND_TEST_WRITE_GATE");
 	const char *pms = getenv("STRATA_SESSIOND_TEST_POLL_MS");
 
-	if (pms) {
-		unsigned long n;
-		char *end;
+	uint64_t n;
 
-		errno = 0;
-		n = strtoul(pms, &end, 10);
-		if (errno || pms[0] < '0' || pms[0] > '9' || *end || n < 1 ||
-		    n > US_POLL_MAX_SETTING) {
+	if (pms) {
+		if (!sd_setting_number(pms, 1, US_POLL_MAX_SETTING, &n)) {
 			log_error("Failed to use STRATA_SESSIOND_TEST_POLL_MS='%s': expected "
 				  "milliseconds from 1 to %u (unset it for the default, %d)",
 				  pms, US_POLL_MAX_SETTING, US_POLL_MS);
@@ -644,13 +640,7 @@ int sdu_configure(void)
 		log_warn("Polling the buffers every %d ms (test mode)", poll_ms);
 	}
 	if (v) {
-		unsigned long long n;
-		char *end;
-
-		errno = 0;
-		n = strtoull(v, &end, 10);
-		if (errno || v[0] < '0' || v[0] > '9' || *end || n < US_QUEUE_MIN_SETTING ||
-		    n > US_QUEUE_MAX_SETTING) {
+		if (!sd_setting_number(v, US_QUEUE_MIN_SETTING, US_QUEUE_MAX_SETTING, &n)) {
 			log_error("Failed to use STRATA_SESSIOND_QUEUE_MAX='%s': expected a number "
 				  "of bytes from %u to %u (unset it for the default, %u)",
 				  v, US_QUEUE_MIN_SETTING, US_QUEUE_MAX_SETTING, US_QUEUE_MAX);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The model's hooks, dispatched to the domains (see trace.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -104,6 +105,21 @@ void sd_trace_release(struct sd_daemon *d)
 {
 	sdu_release(d);
 	sdk_release(d);
+}
+
+bool sd_setting_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *ret)
+{
+	unsigned long long n;
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		return false;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || *end || n < lo || n > hi)
+		return false;
+	*ret = n;
+	return true;
 }
 
 int sd_mkdir_p(const char *path)

@@ -13,6 +13,9 @@
 #ifndef STRATA_SESSIOND_TRACE_H
 #define STRATA_SESSIOND_TRACE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "sessiond/sessiond.h"
 
 /* Install the hooks into d->state. Returns 0 or -errno. */
@@ -22,6 +25,12 @@ void sd_trace_release(struct sd_daemon *d);
 
 /* mkdir -p with mode 0750. */
 int sd_mkdir_p(const char *path);
+
+/*
+ * A daemon setting's number: decimal digits only, from lo to hi. False
+ * (*ret untouched) for anything else.
+ */
+bool sd_setting_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *ret);
 
 /* trace-ust.c: the same contracts as struct sd_hooks. */
 int sdu_session_start(struct sd_daemon *d, struct sd_session *s, char *msg);
