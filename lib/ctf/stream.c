@@ -918,7 +918,6 @@ static int finish_slot(struct ctf_stream *s, struct ctf_slot *slot, const struct
 
 	q->ns = key->last ? last_ns : key->ns;
 	q->kind = key->kind;
-	q->last = key->last;
 	/* Without the model the slot is not touched: a worker may have written it. */
 	if (q->kind != CTF_K_EVENT || !s->rt->pools)
 		return 1;

@@ -244,7 +244,7 @@ struct ctf_stream {
 	 */
 	struct ctf_slot q[CTF_BT_BATCH];
 	struct ctf_slot *qp[CTF_BT_BATCH];
-	struct ctf_slot_key qkey[CTF_BT_BATCH]; /* of qp[i], final */
+	struct ctf_slot_key qkey[CTF_BT_BATCH]; /* of qp[i], ns final (last unused) */
 	unsigned q_head, q_len;
 	int q_err; /* error met while producing after the queued messages */
 	struct ctf_ahead_ring *ahead;
