@@ -68,8 +68,6 @@ bt2)
 	# traces, below: metadata and packets laid out as neither LTTng nor
 	# our generator lays them out (a clock block per stream class, its own
 	# packet contexts and headers).
-	convert=(lttng/multichan lttng/discard lttng/lost-packet gen/compact-wrap gen/clock-odd
-		gen/noclock gen/multi-sc)
 	list=(+lttng/multichan lttng/discard lttng/lost-packet gen/compact-wrap gen/clock-odd
 		gen/noclock gen/multi-sc)
 	multi=(lttng/discard lttng/lost-packet)
@@ -135,7 +133,8 @@ pass=0
 fail=0
 
 if [ "$group" = bt2 ]; then
-	for t in "${convert[@]}"; do
+	for entry in "${list[@]}"; do
+		t=${entry#+}
 		if ! babeltrace2 "$traces/$t" -o ctf -w "$work/bt2/$t" >/dev/null 2>"$work/conv.err"; then
 			echo "FAIL: babeltrace2 cannot convert $t to CTF:"
 			head -n 5 "$work/conv.err"
