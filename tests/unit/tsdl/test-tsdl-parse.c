@@ -661,8 +661,9 @@ static void test_clock_declared_twice(void **state)
 	assert_int_equal(sc->default_clock, 0);
 	assert_int_equal(tsdl_field(tsdl_event(tc, 0, 0)->payload, "t")->type->integer.clock, 0);
 	ctf_trace_class_destroy(tc);
-	tsdl_parse_fail(TSDL_PROLOGUE "clock { name = a; }; clock { name = a; };\n"
-				      "stream { event.header := struct { uint32_t timestamp; }; };\n",
+	tsdl_parse_fail(TSDL_PROLOGUE
+			"clock { name = a; }; clock { name = a; };\n"
+			"stream { event.header := struct { uint32_t timestamp; }; };\n",
 			&err);
 	assert_non_null(strstr(err.msg, "more than one clock"));
 }
