@@ -32,6 +32,20 @@ extern "C" {
 struct strata_ctf_reader;
 struct strata_ctf_event;
 
+/*
+ * One end of a time range, as babeltrace2 2.0.4's trimmer takes it
+ * (`--begin`, `--end`): see strata_ctf_bound_parse().
+ */
+struct strata_ctf_bound {
+	bool set;
+	/*
+	 * ns counts from midnight: the date is the one of the first message
+	 * that has a time, in the local time zone or UTC (bounds_gmt).
+	 */
+	bool time_of_day;
+	int64_t ns; /* from the clocks' origin (the Unix epoch), or from midnight */
+};
+
 struct strata_ctf_reader_options {
 	/* Added to every clock's offset (babeltrace2 --clock-offset/-ns). */
 	int64_t clock_offset_s;
@@ -60,7 +74,30 @@ struct strata_ctf_reader_options {
 	 * as the trace holds it, and the model costs nothing.
 	 */
 	bool bt_stale_strings;
+	/*
+	 * Keep only the messages of a time range, both ends included, as
+	 * babeltrace2 2.0.4 does with --begin/--end: what precedes begin is
+	 * skipped up to the first message at or after it, everything stops at
+	 * the first message after end, and a discarded-events/packets notice
+	 * straddling an end is cut there, its count then unknown. Every stream
+	 * must have a clock and packets with beginning and end times, else
+	 * strata_ctf_reader_create() fails with -EINVAL. bounds_gmt: a time of
+	 * day is in UTC rather than the local time zone.
+	 */
+	struct strata_ctf_bound begin, end;
+	bool bounds_gmt;
 };
+
+/*
+ * Parse a time as babeltrace2's trimmer does: "YYYY-MM-DD hh:mm[:ss[.ns]]"
+ * and "YYYY-MM-DD" (local time, or UTC when gmt), "hh:mm[:ss[.ns]]" (a time
+ * of day, see struct strata_ctf_bound) or "[-]SECONDS[.ns]" from the epoch,
+ * with 1 to 9 digits of fraction (".5" is half a second). Returns 0, or
+ * -EINVAL for another format and -ERANGE for a time out of range (before
+ * the epoch for dates, or past what 64-bit nanoseconds hold), *ret
+ * untouched then.
+ */
+int strata_ctf_bound_parse(const char *text, bool gmt, struct strata_ctf_bound *ret);
 
 enum strata_ctf_status {
 	STRATA_CTF_OK = 0,

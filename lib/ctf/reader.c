@@ -4,6 +4,7 @@
  * and look into decoded events.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "ctf/decode-ahead.h"
 #include "ctf/merge.h"
 #include "ctf/stream.h"
+#include "ctf/trim.h"
 #include "common/common.h"
 
 struct strata_ctf_reader {
@@ -39,6 +41,12 @@ struct strata_ctf_reader {
 	size_t n_refill;
 	unsigned decode_threads;
 	struct ctf_ahead *ahead;
+	/*
+	 * The time range (strata_ctf_reader_options.begin/end), resolved.
+	 * seeking: nothing at or after begin was met yet.
+	 */
+	bool has_begin, has_end, seeking, trim_ended;
+	int64_t begin_ns, end_ns;
 	char err[1024];
 };
 
@@ -234,6 +242,8 @@ out:
 	return ret;
 }
 
+static int trim_setup(struct strata_ctf_reader *r, const struct strata_ctf_reader_options *o);
+
 static void free_parsed(struct parsed *p, size_t n)
 {
 	if (!p)
@@ -294,8 +304,15 @@ int strata_ctf_reader_create(const char *const *paths, unsigned n_paths,
 		r->streams[i]->errlen = sizeof(r->err);
 	}
 	ctf_found_traces_free(found, n_found);
+	found = NULL;
+	n_found = 0;
 	r->last_ns = INT64_MIN;
 	r->decode_threads = opts ? opts->decode_threads : 0;
+	if (opts && (opts->begin.set || opts->end.set)) {
+		ret = trim_setup(r, opts);
+		if (ret < 0)
+			goto err;
+	}
 	*ret_reader = r;
 	return 0;
 err:
@@ -326,7 +343,8 @@ static int release_batch(struct strata_ctf_reader *r)
  * its kind, 0 at the end, or an error. Only the queue's copy of the key is
  * read: the slot may have been written on a worker's CPU (decode-ahead.h).
  */
-static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uint8_t *ret_kind)
+static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uint8_t *ret_kind,
+		    struct ctf_stream **ret_stream)
 {
 	const struct ctf_slot_key *key;
 	struct ctf_stream *top;
@@ -373,7 +391,256 @@ static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uin
 	r->last_ns = key->ns;
 	*ret_slot = slot;
 	*ret_kind = key->kind;
+	*ret_stream = top;
 	return 1;
+}
+
+static bool has_time(const struct ctf_slot *slot, uint8_t kind, int64_t *ret)
+{
+	switch (kind) {
+	case CTF_K_EVENT:
+		*ret = slot->ev.ns; /* every stream has a clock (trim_setup()) */
+		return true;
+	case CTF_K_STREAM_BEGIN:
+	case CTF_K_STREAM_END:
+		return false;
+	default:
+		/* Packets and notices: key.last is set when they have no time. */
+		*ret = slot->key.ns;
+		return !slot->key.last;
+	}
+}
+
+/* A notice's time cut to ns, as babeltrace2 cuts it: through a clock value. */
+static int cut_time(struct strata_ctf_reader *r, const struct ctf_stream *s, int64_t ns,
+		    int64_t *ret)
+{
+	const struct ctf_clock_class *cc = &s->rt->t.tc->clocks[s->scd->sc->default_clock];
+	uint64_t raw;
+
+	if (ctf_clock_raw_from_ns(cc->offset_s, cc->offset_cycles, cc->freq, ns, &raw) < 0 ||
+	    !ctf_clock_to_ns(s->rt->td, s->scd->sc->default_clock, raw, ret)) {
+		snprintf(r->err, sizeof(r->err),
+			 "%.700s: the time range's %" PRId64
+			 " ns from origin is out of the stream clock's range",
+			 s->path, ns);
+		return -STRATA_ECLOCK;
+	}
+	return 0;
+}
+
+enum { TRIM_SKIP, TRIM_KEEP, TRIM_END };
+
+/*
+ * The time range, as babeltrace2 2.0.4 applies it to the muxer's messages.
+ * The trimmer makes its upstream (the muxer) seek to begin, which the muxer
+ * cannot do by itself: the library seeks it to its beginning and drops
+ * what it yields until a message has a time at or after begin
+ * ("auto-seek"; the stream beginning and end have none), but for a notice
+ * whose range reaches begin, kept with that range cut there. The trimmer
+ * then ends everything at the first message after end and cuts the range
+ * of a notice reaching past it. Dropped events release their recycled
+ * objects with their muxer batch, as printed ones do, so the batching
+ * model (struct ctf_ec_pool) needs nothing more. Returns TRIM_* or an
+ * error; *msg is filled for a kept notice.
+ */
+static int trim_step(struct strata_ctf_reader *r, const struct ctf_stream *s,
+		     const struct ctf_slot *slot, uint8_t kind, struct strata_ctf_msg *msg)
+{
+	bool notice = kind == CTF_K_DISC_EVENTS || kind == CTF_K_DISC_PACKETS;
+	int64_t t = 0;
+	bool timed = has_time(slot, kind, &t);
+	int ret;
+
+	if (notice)
+		*msg = slot->msg;
+	if (r->seeking) {
+		if (!timed)
+			return TRIM_SKIP;
+		if (t >= r->begin_ns) {
+			r->seeking = false;
+		} else if (notice && msg->discarded.has_range &&
+			   msg->discarded.end_ns >= r->begin_ns) {
+			ret = cut_time(r, s, r->begin_ns, &msg->discarded.begin_ns);
+			if (ret < 0)
+				return ret;
+			msg->discarded.count = 0;
+			t = msg->discarded.begin_ns;
+		} else {
+			return TRIM_SKIP;
+		}
+	}
+	if (r->has_end && timed && t > r->end_ns) {
+		r->trim_ended = true;
+		return TRIM_END;
+	}
+	if (notice && r->has_end && msg->discarded.has_range && msg->discarded.end_ns > r->end_ns) {
+		ret = cut_time(r, s, r->end_ns, &msg->discarded.end_ns);
+		if (ret < 0)
+			return ret;
+		msg->discarded.count = 0;
+	}
+	return kind == CTF_K_EVENT || notice ? TRIM_KEEP : TRIM_SKIP;
+}
+
+/* babeltrace2's muxer starts over: every stream is to be refilled, in port order. */
+static void mux_restart(struct strata_ctf_reader *r)
+{
+	r->merge.n = 0;
+	r->step = r->released_step = 0;
+	r->n_batch = 0;
+	r->last_ns = INT64_MIN;
+	r->n_refill = 0;
+	/* babeltrace2 validates its upstream iterators in port order. */
+	for (size_t i = r->n_streams; i-- > 0;)
+		r->refill[r->n_refill++] = r->streams[i];
+}
+
+/*
+ * A time of day needs a date: babeltrace2's trimmer takes the muxer's
+ * batches until one holds a message with a time, releases them, and makes
+ * the muxer seek its beginning, which releases what its upstream queues
+ * still hold, stream by stream. The events decoded on the way leave their
+ * text in the recycled objects (struct ctf_ec_pool), so this does the same
+ * before the streams start over. Returns 0 or an error; *ret_found is false
+ * when no message has a time.
+ */
+static int trim_prepass(struct strata_ctf_reader *r, int64_t *ret_first, bool *ret_found)
+{
+	bool found = false;
+	int ret;
+
+	*ret_first = 0;
+	while (!found) {
+		unsigned n;
+
+		for (n = 0; n < CTF_BT_BATCH; n++) {
+			struct ctf_slot *slot;
+			struct ctf_stream *s;
+			uint8_t kind;
+
+			ret = mux_step(r, &slot, &kind, &s);
+			if (ret < 0)
+				return ret;
+			if (ret == 0)
+				break;
+			if (!found)
+				found = has_time(slot, kind, ret_first);
+		}
+		ret = release_batch(r);
+		if (ret < 0)
+			return ret;
+		r->released_step = r->step;
+		if (n < CTF_BT_BATCH)
+			break;
+	}
+	for (size_t i = 0; i < r->n_streams; i++) {
+		struct ctf_stream *s = r->streams[i];
+
+		for (unsigned q = s->q_head; q < s->q_head + s->q_len; q++) {
+			const struct ctf_slot *slot = s->qp[q];
+
+			if (s->qkey[q].kind == CTF_K_EVENT && slot->pool) {
+				ret = ctf_ec_pool_recycle(slot->pool, slot->obj);
+				if (ret < 0)
+					return ret;
+			}
+		}
+		ret = ctf_stream_rewind(s);
+		if (ret < 0)
+			return ret;
+	}
+	mux_restart(r);
+	*ret_found = found;
+	return 0;
+}
+
+static int reader_start(struct strata_ctf_reader *r)
+{
+	int ret;
+
+	r->started = true;
+	r->refill = calloc(r->n_streams ? r->n_streams : 1, sizeof(*r->refill));
+	if (!r->refill) {
+		snprintf(r->err, sizeof(r->err), "Out of memory");
+		return -ENOMEM;
+	}
+	mux_restart(r);
+	if (r->decode_threads > 1 && r->n_streams) {
+		ret = ctf_ahead_start(r->streams, r->n_streams, r->decode_threads, &r->ahead);
+		if (ret < 0) {
+			snprintf(r->err, sizeof(r->err), "Failed to start the decoding threads: %s",
+				 strata_strerror(ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * babeltrace2's trimmer refuses streams whose messages lack times, so the
+ * range needs a clock and packet beginning and end times everywhere.
+ */
+static int trim_check_stream(struct strata_ctf_reader *r, const struct ctf_stream *s)
+{
+	const char *what = NULL;
+
+	if (s->scd->sc->default_clock < 0)
+		what = "has no clock";
+	else if (!s->scd->has_ts_begin || !s->scd->has_ts_end)
+		what = "has no packet beginning and end times";
+	if (!what)
+		return 0;
+	snprintf(r->err, sizeof(r->err),
+		 "%.700s: stream class %" PRIu64 " %s, which a time range needs", s->path,
+		 s->scd->sc->id, what);
+	return -EINVAL;
+}
+
+static int trim_setup(struct strata_ctf_reader *r, const struct strata_ctf_reader_options *o)
+{
+	struct strata_ctf_bound b[2] = { o->begin, o->end };
+	bool have_first = false;
+	int64_t first = 0;
+	int ret;
+
+	for (size_t i = 0; i < r->n_streams; i++) {
+		ret = trim_check_stream(r, r->streams[i]);
+		if (ret < 0)
+			return ret;
+	}
+	if (b[0].time_of_day || b[1].time_of_day) {
+		ret = reader_start(r);
+		if (ret == 0)
+			ret = trim_prepass(r, &first, &have_first);
+		if (ret < 0)
+			return ret;
+		/* babeltrace2 ends there, before it completes a time of day. */
+		r->trim_ended = !have_first;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!b[i].set || !b[i].time_of_day)
+			continue;
+		ret = ctf_bound_resolve(&b[i], first, o->bounds_gmt);
+		if (ret < 0) {
+			snprintf(r->err, sizeof(r->err),
+				 "the time range's %s cannot be placed on the trace's first day",
+				 i ? "end" : "beginning");
+			return -EINVAL;
+		}
+	}
+	if (b[0].set && b[1].set && b[0].ns > b[1].ns && !r->trim_ended) {
+		snprintf(r->err, sizeof(r->err),
+			 "the time range begins after it ends (%" PRId64
+			 " ns from origin, after %" PRId64 ")",
+			 b[0].ns, b[1].ns);
+		return -EINVAL;
+	}
+	r->has_begin = r->seeking = b[0].set;
+	r->begin_ns = b[0].ns;
+	r->has_end = b[1].set;
+	r->end_ns = b[1].ns;
+	return 0;
 }
 
 enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
@@ -386,35 +653,33 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 	if (r->failed)
 		return STRATA_CTF_ERROR;
 	if (!r->started) {
-		r->started = true;
-		r->refill = calloc(r->n_streams ? r->n_streams : 1, sizeof(*r->refill));
-		if (!r->refill) {
-			snprintf(r->err, sizeof(r->err), "Out of memory");
-			ret = -ENOMEM;
+		ret = reader_start(r);
+		if (ret < 0)
 			goto fail;
-		}
-		/* babeltrace2 validates its upstream iterators in port order. */
-		for (size_t i = r->n_streams; i-- > 0;)
-			r->refill[r->n_refill++] = r->streams[i];
-		if (r->decode_threads > 1 && r->n_streams) {
-			ret = ctf_ahead_start(r->streams, r->n_streams, r->decode_threads,
-					      &r->ahead);
-			if (ret < 0) {
-				snprintf(r->err, sizeof(r->err),
-					 "Failed to start the decoding threads: %s",
-					 strata_strerror(ret));
-				goto fail;
-			}
-		}
 	}
 	for (;;) {
-		ret = mux_step(r, &slot, &kind);
+		struct ctf_stream *s;
+
+		if (r->trim_ended)
+			return STRATA_CTF_END;
+		ret = mux_step(r, &slot, &kind, &s);
 		if (ret == 0)
 			return STRATA_CTF_END;
 		if (ret < 0) {
 			if (ret == -ENOMEM)
 				snprintf(r->err, sizeof(r->err), "Out of memory");
 			goto fail;
+		}
+		if (unlikely(r->has_begin || r->has_end)) {
+			ret = trim_step(r, s, slot, kind, msg);
+			if (ret < 0)
+				goto fail;
+			if (ret == TRIM_END)
+				return STRATA_CTF_END;
+			if (ret == TRIM_SKIP)
+				continue;
+			if (kind != CTF_K_EVENT)
+				return STRATA_CTF_OK;
 		}
 		/* An event's message is known without reading its slot. */
 		if (kind == CTF_K_EVENT) {

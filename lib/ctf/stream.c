@@ -1008,6 +1008,38 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, i
 	return r;
 }
 
+int ctf_stream_rewind(struct ctf_stream *s)
+{
+	for (unsigned i = 0; i < CTF_PKT_BUFS; i++) {
+		struct ctf_pkt_buf *b = &s->bufs[i];
+
+		if (atomic_load(&b->state) == CTF_PKT_FREE)
+			continue;
+		if (stale_copy_out(s, b) < 0)
+			return -ENOMEM;
+		atomic_store(&b->state, CTF_PKT_FREE);
+	}
+	file_close(s);
+	s->cur_file = 0;
+	s->pkt_off = 0;
+	s->read_guess = 0;
+	s->in_packet = s->ended = false;
+	s->pos = s->content_end = s->packet_bits = 0;
+	s->clock = 0;
+	memset(&s->snap, 0, sizeof(s->snap));
+	memset(&s->prev, 0, sizeof(s->prev));
+	s->cur = NULL;
+	s->pkt_base = NULL;
+	s->pkt_vals = NULL;
+	s->has_ph = s->has_pc = false;
+	s->n_pending = s->next_pending = 0;
+	s->sb_done = s->pb_done = s->se_done = false;
+	s->q_head = s->q_len = 0;
+	s->q_err = 0;
+	/* produced and packet keep counting: buffers and packets stay told apart. */
+	return 0;
+}
+
 void ctf_stream_release(struct ctf_stream *s)
 {
 	file_close(s);

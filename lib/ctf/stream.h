@@ -309,6 +309,14 @@ static inline const struct ctf_slot_key *ctf_stream_head_key(const struct ctf_st
 void ctf_ec_pool_release(struct ctf_ec_pool *pool);
 int ctf_ec_pool_recycle(struct ctf_ec_pool *pool, uint32_t obj);
 
+/*
+ * Back to the state before the stream's first message, for babeltrace2's
+ * seek to the beginning (trim_prepass() in reader.c), without a worker
+ * attached. The recycled objects keep their stale text, copied out of the
+ * buffers. Returns 0 or -ENOMEM.
+ */
+int ctf_stream_rewind(struct ctf_stream *s);
+
 /* Frees values, buffers and the file list (closing the open file). */
 void ctf_stream_release(struct ctf_stream *s);
 

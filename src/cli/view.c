@@ -44,6 +44,10 @@ static const char view_help[] =
 	"      --clock-offset-ns=NS  add NS nanoseconds to every clock's offset\n"
 	"      --clock-force-correlate\n"
 	"                            treat every clock as relative to the Unix epoch\n"
+	"  -b, --begin=TIME          print nothing before TIME (see Times below)\n"
+	"  -e, --end=TIME            print nothing after TIME\n"
+	"      --timerange=BEGIN,END the same as --begin=BEGIN --end=END (also written\n"
+	"                            [BEGIN,END])\n"
 	"  -n, --names=LIST          field names to print: comma-separated items among\n"
 	"                            payload (or args, arg), context (or ctx), scope,\n"
 	"                            header, all, none; naming items without 'all' or\n"
@@ -61,6 +65,17 @@ static const char view_help[] =
 	"                            and errors (for benchmarks and trace checks)\n"
 	"  -h, --help                show this help and exit\n"
 	"\n"
+	"Times (for --begin, --end and --timerange), as babeltrace2 reads them:\n"
+	"  YYYY-MM-DD hh:mm[:ss[.NS]]  a date and time, local or UTC (--clock-gmt)\n"
+	"  YYYY-MM-DD                  midnight of that date\n"
+	"  hh:mm[:ss[.NS]]             a time of day on the date of the trace's first\n"
+	"                              packet\n"
+	"  [-]SEC[.NS]                 seconds since the Unix epoch\n"
+	"NS has 1 to 9 digits (.5 is half a second). Both ends are included. A\n"
+	"discarded-events warning that straddles an end is cut there and no longer\n"
+	"knows how many events were lost. Every stream needs a clock and packets\n"
+	"with beginning and end times.\n"
+	"\n"
 	"Exit status:\n"
 	"  0  the traces were printed\n"
 	"  1  usage error\n"
@@ -70,7 +85,8 @@ static const char view_help[] =
 	"\n"
 	"Examples:\n"
 	"  strata view ~/lttng-traces/my-session-20261203-101500\n"
-	"  strata view --clock-date -n all -f all,loglevel TRACE_DIR | less\n";
+	"  strata view --clock-date -n all -f all,loglevel TRACE_DIR | less\n"
+	"  strata view --begin='2026-12-03 15:16:16.5' --end=15:16:17 TRACE_DIR\n";
 
 enum {
 	OPT_NO_DELTA = 256,
@@ -83,6 +99,7 @@ enum {
 	OPT_CLOCK_FORCE_CORRELATE,
 	OPT_COLOR,
 	OPT_DECODE_ONLY,
+	OPT_TIMERANGE,
 };
 
 static const struct option view_options[] = {
@@ -95,6 +112,9 @@ static const struct option view_options[] = {
 	{ "clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET },
 	{ "clock-offset-ns", required_argument, NULL, OPT_CLOCK_OFFSET_NS },
 	{ "clock-force-correlate", no_argument, NULL, OPT_CLOCK_FORCE_CORRELATE },
+	{ "begin", required_argument, NULL, 'b' },
+	{ "end", required_argument, NULL, 'e' },
+	{ "timerange", required_argument, NULL, OPT_TIMERANGE },
 	{ "names", required_argument, NULL, 'n' },
 	{ "fields", required_argument, NULL, 'f' },
 	{ "color", required_argument, NULL, OPT_COLOR },
@@ -114,6 +134,9 @@ struct view_args {
 	bool fields_all, fields_item;
 	const char **paths;
 	unsigned n_paths;
+	/* As given: a time of day needs --clock-gmt, which may come later. */
+	const char *begin, *end;
+	char *range; /* --timerange's copy, split in place */
 };
 
 static bool parse_s64(const char *s, int64_t *ret)
@@ -251,6 +274,54 @@ static bool term_colors_supported(void)
 	return true;
 }
 
+/*
+ * --timerange as babeltrace2 splits it: an optional '[', BEGIN up to the
+ * first ',', END up to the first ']' or the end; neither may be empty.
+ */
+static bool split_range(struct view_args *a, const char *arg)
+{
+	char *b, *comma, *e;
+
+	free(a->range);
+	a->range = strdup(arg);
+	if (!a->range)
+		return false;
+	b = a->range + (a->range[0] == '[');
+	comma = strchr(b, ',');
+	if (!comma || comma == b)
+		return false;
+	*comma = '\0';
+	e = comma + 1;
+	e[strcspn(e, "]")] = '\0';
+	if (!*e)
+		return false;
+	a->begin = b;
+	a->end = e;
+	return true;
+}
+
+static bool parse_bound(const char *opt, const char *text, bool gmt, struct strata_ctf_bound *ret)
+{
+	int r;
+
+	if (!text)
+		return true;
+	r = strata_ctf_bound_parse(text, gmt, ret);
+	if (r == -ERANGE) {
+		cli_error("Invalid %s time '%s': out of range (dates must be after 1970-01-01 "
+			  "00:00:00, seconds within +/-9223372036)",
+			  opt, text);
+		return false;
+	}
+	if (r < 0) {
+		cli_error("Invalid %s time '%s': expected 'YYYY-MM-DD hh:mm[:ss[.NS]]', "
+			  "'YYYY-MM-DD', 'hh:mm[:ss[.NS]]' or '[-]SEC[.NS]' (NS: 1 to 9 digits)",
+			  opt, text);
+		return false;
+	}
+	return true;
+}
+
 static int parse_args(int argc, char **argv, struct view_args *a)
 {
 	int c;
@@ -258,10 +329,24 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 	/* Leading '+' would stop at the first path; options may follow paths. */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:n:f:h", view_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:b:e:n:f:h", view_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			a->paths[a->n_paths++] = optarg;
+			break;
+		case 'b':
+			a->begin = optarg;
+			break;
+		case 'e':
+			a->end = optarg;
+			break;
+		case OPT_TIMERANGE:
+			if (!split_range(a, optarg)) {
+				cli_error("Invalid --timerange '%s': expected BEGIN,END or "
+					  "[BEGIN,END]",
+					  optarg);
+				return -1;
+			}
 			break;
 		case OPT_NO_DELTA:
 			a->pretty.no_delta = true;
@@ -334,6 +419,15 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 	for (int i = optind; i < argc; i++)
 		a->paths[a->n_paths++] = argv[i];
 
+	a->reader.bounds_gmt = a->pretty.clock_gmt;
+	if (!parse_bound("--begin", a->begin, a->reader.bounds_gmt, &a->reader.begin) ||
+	    !parse_bound("--end", a->end, a->reader.bounds_gmt, &a->reader.end))
+		return -1;
+	if (a->reader.begin.set && a->reader.end.set && !a->reader.begin.time_of_day &&
+	    !a->reader.end.time_of_day && a->reader.begin.ns > a->reader.end.ns) {
+		cli_error("The --begin time '%s' is after the --end time '%s'", a->begin, a->end);
+		return -1;
+	}
 	if (a->names_all && a->names_none) {
 		cli_error("--names cannot contain both 'all' and 'none'");
 		return -1;
@@ -442,6 +536,11 @@ static int open_error(const struct view_args *a, int err, const char *msg)
 	case -ENOMEM:
 		cli_error("Failed to open the traces: %s", strata_strerror(err));
 		return CLI_EXIT_OUTPUT;
+	case -EINVAL:
+		/* Only the time range makes a readable trace unacceptable. */
+		cli_error("Cannot select the time range: %s",
+			  msg && *msg ? msg : strata_strerror(err));
+		return CLI_EXIT_USAGE;
 	default:
 		cli_error("Failed to read the traces: %s",
 			  msg && *msg ? msg : strata_strerror(err));
@@ -462,6 +561,7 @@ static int run_view(int argc, char **argv)
 {
 	_cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	struct view_args a = { 0 };
+	_cleanup_free_ char *range = NULL;
 	char session_output[IPC_PATH_MAX];
 	struct strata_ctf_reader *reader = NULL;
 	struct strata_ctf_pretty *pretty = NULL;
@@ -474,7 +574,9 @@ static int run_view(int argc, char **argv)
 		return CLI_EXIT_OUTPUT;
 	}
 	a.paths = paths;
-	if (parse_args(argc, argv, &a) < 0)
+	ret = parse_args(argc, argv, &a);
+	range = a.range;
+	if (ret < 0)
 		return cli_usage_error("view");
 	if (resolve_session(&a, session_output, sizeof(session_output)) < 0)
 		return CLI_EXIT_NOTRACE;
