@@ -328,8 +328,13 @@ wall_cases() {
 	run_case America/Montreal --clock-gmt "--begin=$day_after" "$@"
 	wall America/Montreal '%Y-%m-%d' "$first"
 	run_case America/Montreal "--timerange=$REPLY,$day_after" "$@"
+	# A zone where the first event's date may not be UTC's (gen/types-le).
 	wall Asia/Kolkata '%Y-%m-%d %H:%M:%S.%N' "$mid"
 	run_case Asia/Kolkata --clock-date "--begin=$REPLY" "$@"
+	wall Asia/Kolkata '%H:%M:%S.%N' "$mid"
+	run_case Asia/Kolkata "--begin=$REPLY" "$@"
+	wall UTC '%H:%M:%S.%N' "$mid"
+	run_case Asia/Kolkata --clock-gmt "--end=$REPLY" "$@"
 	# Out-of-range fields are normalized as mktime(3) does: 25:00 is
 	# 01:00 the next day.
 	run_case UTC --begin=25:00 "$@"
@@ -434,12 +439,27 @@ for entry in "${list[@]}"; do
 	fi
 	trace_done "$t"
 done
-# Several paths merged into one timeline, bounded together.
-for paths in 'lttng/discard lttng/lost-packet' 'gen/merge/t4 gen/merge/t1'; do
+# Several paths merged into one timeline, bounded together; then traces
+# whose clocks only correlate with --clock-force-correlate (one before the
+# epoch).
+for paths in 'lttng/discard lttng/lost-packet' 'gen/merge/t4 gen/merge/t1' \
+	'--clock-force-correlate gen/clock-neg gen/clock-odd'; do
 	read -r -a p <<<"$paths"
 	load_times "${p[@]}"
 	short_cases "${p[@]}"
 	trace_done "$paths"
+done
+# Traces rewritten by babeltrace2's own CTF writer (as in view-bt2): other
+# packet contexts, discarded events and packets.
+for t in lttng/discard gen/compact-wrap; do
+	if ! babeltrace2 "$t" -o ctf -w "$work/bt2/$t" >/dev/null 2>"$work/conv.err"; then
+		echo "FAIL: babeltrace2 cannot convert $t to CTF:"
+		head -n 5 "$work/conv.err"
+		exit 1
+	fi
+	load_times "$work/bt2/$t"
+	short_cases "$work/bt2/$t"
+	trace_done "$t (rewritten)"
 done
 
 # check_failure TZ NEEDLE OPTION... PATH: babeltrace2 fails (an invalid
