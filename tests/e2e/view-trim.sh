@@ -14,11 +14,12 @@
 # time of day (on the date of the first message), date only, in UTC and in
 # other zones with and without --clock-gmt, and through --timerange in both
 # of its syntaxes. Both tools run with the same arguments and TZ; stdout and
-# stderr are compared separately with cmp, the first difference shown as a
-# unified diff excerpt. With -v, the number of lines babeltrace2 keeps is
-# printed for every case.
+# stderr are compared separately (the first difference shown as a unified
+# diff excerpt), and where the bounds are event times, babeltrace2 must keep
+# the events the test meant. With -v, the number of lines babeltrace2 keeps
+# is printed for every case.
 #
-# Also: invalid bounds (strata must fail with one "strata view: " line naming
+# Also: invalid bounds (strata must fail with its one "Error: " line naming
 # the option; babeltrace2's log text is not compared) and the traces
 # babeltrace2's trimmer refuses (strata must fail as well, stdout as empty
 # as babeltrace2's). Exits 77 when babeltrace2 is missing or strata view has
@@ -379,12 +380,15 @@ syntax_cases() {
 	run_case UTC --begin "$smid" --end "$sq3" "$@"
 	run_case UTC --timerange "[$smid,$sq3]" "$@"
 	run_case UTC "--timerange=[$smid,$sq3]trailing" "$@"
-	# babeltrace2 takes a --begin or --end after --timerange as replacing
-	# that end (before it, or twice, is an error).
+	# babeltrace2 takes a --begin, --end or --timerange after --timerange
+	# as replacing what it sets (--begin twice, or --timerange after
+	# --begin or --end, is an error).
 	sec "${times[0]}"
-	run_case UTC "--timerange=$smid,$sq3" "--begin=$REPLY" "$@"
+	local sfirst=$REPLY
+	run_case UTC "--timerange=$smid,$sq3" "--begin=$sfirst" "$@"
 	sec "${times[n - 1]}"
 	run_case UTC "--timerange=$smid,$sq3" "--end=$REPLY" "$@"
+	run_case UTC "--timerange=$smid,$sq3" "--timerange=$sfirst,$smid" "$@"
 }
 
 # short_cases PATH...: a few bounds for the traces that do not get all.
