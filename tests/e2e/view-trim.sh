@@ -559,8 +559,9 @@ check_failure UTC '' --timerange=0,4000000000 gen/noclock
 check_failure UTC '' --end=1000000000 gen/minimal
 check_failure UTC '' --begin=1000000000 gen/minimal
 check_failure UTC '' '--timerange=[1000000000,1000003000]' gen/minimal
-# The first message is before the epoch: a time of day has no date, and a
-# date-time before the epoch is out of range for the trimmer.
+# The first message is before the epoch: babeltrace2 cannot date it for a
+# time of day, nor for a date-time before the epoch (which it takes as
+# midnight of the first message's date; strata refuses that one outright).
 check_failure UTC '' --begin=00:00:00.5 gen/clock-neg
 check_failure UTC '' --end=00:00:00.5 gen/clock-neg
 check_failure UTC '' '--begin=1969-12-31 23:59:58' gen/clock-neg
