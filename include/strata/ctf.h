@@ -39,11 +39,13 @@ struct strata_ctf_event;
 struct strata_ctf_bound {
 	bool set;
 	/*
-	 * ns counts from midnight: the date is the one of the first message
-	 * that has a time, in the local time zone or UTC (bounds_gmt).
+	 * A time of day, hour:minute:second.ns as written (each up to 99):
+	 * the date is the one of the first message that has a time, in the
+	 * local time zone or UTC (bounds_gmt).
 	 */
 	bool time_of_day;
-	int64_t ns; /* from the clocks' origin (the Unix epoch), or from midnight */
+	uint8_t hour, minute, second;
+	int64_t ns; /* from the clocks' origin (the Unix epoch); time of day: below 1 s */
 };
 
 struct strata_ctf_reader_options {

@@ -630,10 +630,13 @@ static int trim_setup(struct strata_ctf_reader *r, const struct strata_ctf_reade
 		}
 	}
 	if (b[0].set && b[1].set && b[0].ns > b[1].ns && !r->trim_ended) {
+		/* Times of day reach here: say what they became. */
 		snprintf(r->err, sizeof(r->err),
-			 "the time range begins after it ends (%" PRId64
-			 " ns from origin, after %" PRId64 ")",
-			 b[0].ns, b[1].ns);
+			 "the time range begins after it ends: on the trace's first day, it begins "
+			 "%" PRId64 ".%09" PRId64 " s and ends %" PRId64 ".%09" PRId64
+			 " s after the epoch",
+			 b[0].ns / 1000000000, b[0].ns % 1000000000, b[1].ns / 1000000000,
+			 b[1].ns % 1000000000);
 		return -EINVAL;
 	}
 	r->has_begin = r->seeking = b[0].set;

@@ -59,8 +59,8 @@ static bool fraction(const char **p, int64_t *ret)
 	return true;
 }
 
-/* "hh:mm[:ss[.ns]]" at *p, up to the end of the text: ns from midnight. */
-static bool time_of_day(const char *p, int64_t *ret)
+/* "hh:mm[:ss[.ns]]" at p, up to the end of the text, into b's fields. */
+static bool time_of_day(const char *p, struct strata_ctf_bound *b)
 {
 	unsigned h, m, sec = 0;
 	int64_t frac = 0;
@@ -74,19 +74,26 @@ static bool time_of_day(const char *p, int64_t *ret)
 	}
 	if (*p)
 		return false;
-	*ret = ((int64_t)h * 3600 + (int64_t)m * 60 + sec) * NS_PER_S + frac;
+	b->hour = (uint8_t)h;
+	b->minute = (uint8_t)m;
+	b->second = (uint8_t)sec;
+	b->ns = frac;
 	return true;
 }
 
 /*
- * A wall-clock date and time (fields out of range normalize as mktime()
- * does) to ns from the epoch; tod_ns counts from that date's midnight.
+ * A wall-clock date and time to ns from the epoch, each field handed to
+ * mktime() as written, as babeltrace2 does: out-of-range fields then
+ * normalize the same way, daylight saving time included (glibc takes the
+ * zone's offset before adding seconds past 59, for one).
  */
-static int wall_to_ns(unsigned year, unsigned month, unsigned day, int64_t tod_ns, bool gmt,
-		      int64_t *ret)
+static int wall_to_ns(unsigned year, unsigned month, unsigned day,
+		      const struct strata_ctf_bound *tod, bool gmt, int64_t *ret)
 {
 	struct tm tm = {
-		.tm_sec = (int)(tod_ns / NS_PER_S),
+		.tm_sec = tod->second,
+		.tm_min = tod->minute,
+		.tm_hour = tod->hour,
 		.tm_mday = (int)day,
 		.tm_mon = (int)month - 1,
 		.tm_year = (int)year - 1900,
@@ -97,7 +104,7 @@ static int wall_to_ns(unsigned year, unsigned month, unsigned day, int64_t tod_n
 	/* babeltrace2 refuses what comes out negative (or as mktime's -1). */
 	if (t < 0 || t > INT64_MAX / NS_PER_S - 1)
 		return -ERANGE;
-	*ret = (int64_t)t * NS_PER_S + tod_ns % NS_PER_S;
+	*ret = (int64_t)t * NS_PER_S + tod->ns;
 	return 0;
 }
 
@@ -138,14 +145,14 @@ int strata_ctf_bound_parse(const char *text, bool gmt, struct strata_ctf_bound *
 		return -EINVAL;
 	if (digits(&p, 4, &y) && *p++ == '-' && digits(&p, 2, &mo) && *p++ == '-' &&
 	    digits(&p, 2, &d)) {
-		int64_t tod = 0;
+		struct strata_ctf_bound tod = { 0 };
 
 		if (*p && (*p++ != ' ' || !time_of_day(p, &tod)))
 			return -EINVAL;
-		r = wall_to_ns(y, mo, d, tod, gmt, &b.ns);
+		r = wall_to_ns(y, mo, d, &tod, gmt, &b.ns);
 		if (r < 0)
 			return r;
-	} else if (time_of_day(text, &b.ns)) {
+	} else if (time_of_day(text, &b)) {
 		b.time_of_day = true;
 	} else {
 		r = seconds(text, &b.ns);
@@ -168,10 +175,11 @@ int ctf_bound_resolve(struct strata_ctf_bound *b, int64_t first_ns, bool gmt)
 	if (!(gmt ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)))
 		return -ERANGE;
 	r = wall_to_ns((unsigned)tm.tm_year + 1900, (unsigned)tm.tm_mon + 1, (unsigned)tm.tm_mday,
-		       b->ns, gmt, &b->ns);
+		       b, gmt, &b->ns);
 	if (r < 0)
 		return r;
 	b->time_of_day = false;
+	b->hour = b->minute = b->second = 0;
 	return 0;
 }
 

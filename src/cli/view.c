@@ -136,6 +136,7 @@ struct view_args {
 	unsigned n_paths;
 	/* As given: a time of day needs --clock-gmt, which may come later. */
 	const char *begin, *end;
+	bool begin_opt, end_opt; /* given by --begin, --end (not --timerange) */
 	char *range; /* --timerange's copy, split in place */
 };
 
@@ -334,13 +335,33 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 		case 't':
 			a->paths[a->n_paths++] = optarg;
 			break;
+		/*
+		 * babeltrace2 refuses a second --begin or --end, and --timerange
+		 * after either, but lets --timerange be given again or be
+		 * followed by one of them.
+		 */
 		case 'b':
+			if (a->begin_opt) {
+				cli_error("--begin given twice");
+				return -1;
+			}
 			a->begin = optarg;
+			a->begin_opt = true;
 			break;
 		case 'e':
+			if (a->end_opt) {
+				cli_error("--end given twice");
+				return -1;
+			}
 			a->end = optarg;
+			a->end_opt = true;
 			break;
 		case OPT_TIMERANGE:
+			if (a->begin_opt || a->end_opt) {
+				cli_error("--timerange cannot follow --%s: give the range once",
+					  a->begin_opt ? "begin" : "end");
+				return -1;
+			}
 			if (!split_range(a, optarg)) {
 				cli_error("Invalid --timerange '%s': expected BEGIN,END or "
 					  "[BEGIN,END]",

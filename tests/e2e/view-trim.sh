@@ -443,6 +443,21 @@ for entry in "${list[@]}"; do
 	fi
 	trace_done "$t"
 done
+# Daylight saving time: gen/clock-odd moved onto the days Montreal's clocks
+# change (2022-03-13 02:00 EST becomes 03:00 EDT; 2022-11-06 02:00 EDT
+# becomes 01:00 EST). The fields of a time go to mktime() as written, as
+# babeltrace2 hands them, so 03:00 on the first day is 07:00 UTC.
+load_times --clock-offset=-2845800 gen/clock-odd
+for b in --begin=03:00 --end=03:00 '--begin=2022-03-13 03:03:21' --begin=02:30 \
+	'--timerange=01:59:99,03:01:00'; do
+	run_case America/Montreal --clock-offset=-2845800 "$b" gen/clock-odd
+done
+load_times --clock-offset=17713800 gen/clock-odd
+for b in --begin=02:00 --end=01:30 '--begin=2022-11-06 01:03:21'; do
+	run_case America/Montreal --clock-offset=17713800 "$b" gen/clock-odd
+done
+trace_done "gen/clock-odd on DST days"
+
 # Several paths merged into one timeline, bounded together; then traces
 # whose clocks only correlate with --clock-force-correlate (one before the
 # epoch).
@@ -545,6 +560,12 @@ check_failure UTC "$tr" "--timerange=1650000801,1650000802,3" "$t"
 check_failure UTC "$tr" "--timerange=[1650000802,1650000801]" "$t"
 check_failure UTC --begin --begin=1650000802 --end=1650000801 "$t"
 check_failure UTC --begin '--begin=2022-04-15 05:33:21.5' '--end=2022-04-15 05:33:21.4' "$t"
+# babeltrace2 refuses a second --begin or --end, and --timerange after
+# either (--timerange given again, or followed by them, is legal: above).
+check_failure UTC --begin --begin=1650000801 --begin=1650100001 "$t"
+check_failure UTC --end --end=1650000801 --end=1650100001 "$t"
+check_failure UTC '--timerange|--begin' --begin=1650000801 --timerange=1650000801,1650000802 "$t"
+check_failure UTC '--timerange|--end' --end=1650000802 --timerange=1650000801,1650000802 "$t"
 # Times of day are placed once the first packet is read.
 check_failure America/Montreal '--begin|time range' --begin=02:00 --end=01:00 "$t"
 

@@ -32,7 +32,8 @@ struct parse_case {
 	bool gmt;
 	int ret;
 	bool tod;
-	int64_t ns;
+	int64_t ns; /* a time of day's: below 1 s */
+	int hms; /* a time of day's fields: hour * 10000 + minute * 100 + second */
 };
 
 static void check_parse(const struct parse_case *c)
@@ -49,6 +50,8 @@ static void check_parse(const struct parse_case *c)
 		return;
 	}
 	assert_true(b.set);
+	if (b.time_of_day && b.hour * 10000 + b.minute * 100 + b.second != c->hms)
+		fail_msg("'%s': got %02d:%02d:%02d", c->text, b.hour, b.minute, b.second);
 	if (b.time_of_day != c->tod || b.ns != c->ns)
 		fail_msg("'%s': got %s %lld, expected %s %lld", c->text,
 			 b.time_of_day ? "tod" : "abs", (long long)b.ns, c->tod ? "tod" : "abs",
@@ -58,48 +61,47 @@ static void check_parse(const struct parse_case *c)
 static void test_parse_formats(void **state)
 {
 	static const struct parse_case cases[] = {
-		{ "2026-12-03 15:16:16.7", true, 0, false, DAY_T * S + 700000000 },
-		{ "2026-12-03 15:16:16.000000001", true, 0, false, DAY_T * S + 1 },
-		{ "2026-12-03 15:16:16", true, 0, false, DAY_T * S },
-		{ "2026-12-03 15:16", true, 0, false, (DAY_T - 16) * S },
-		{ "2026-12-03", true, 0, false, (DAY_T - 15 * 3600 - 16 * 60 - 16) * S },
+		{ "2026-12-03 15:16:16.7", true, 0, false, DAY_T * S + 700000000, 0 },
+		{ "2026-12-03 15:16:16.000000001", true, 0, false, DAY_T * S + 1, 0 },
+		{ "2026-12-03 15:16:16", true, 0, false, DAY_T * S, 0 },
+		{ "2026-12-03 15:16", true, 0, false, (DAY_T - 16) * S, 0 },
+		{ "2026-12-03", true, 0, false, (DAY_T - 15 * 3600 - 16 * 60 - 16) * S, 0 },
 		/* Out-of-range fields normalize as mktime() does. */
-		{ "2026-12-02 39:16:16", true, 0, false, DAY_T * S },
-		{ "15:16:16.123", false, 0, true, (15 * 3600 + 16 * 60 + 16) * S + 123000000 },
-		{ "15:16", true, 0, true, (15 * 3600 + 16 * 60) * S },
-		{ "99:99:99.999999999", false, 0, true,
-		  (99 * 3600 + 99 * 60 + 99) * S + 999999999 },
-		{ "1796310976.5", false, 0, false, DAY_T * S + 500000000 },
-		{ "1796310976", false, 0, false, DAY_T * S },
-		{ "0", false, 0, false, 0 },
-		{ "16", false, 0, false, 16 * S },
-		{ "-5", false, 0, false, -5 * S },
-		{ "-0.5", false, 0, false, -500000000 },
-		{ "9223372036.854775807", false, 0, false, INT64_MAX },
-		{ "-9223372036.854775807", false, 0, false, -INT64_MAX },
+		{ "2026-12-02 39:16:16", true, 0, false, DAY_T * S, 0 },
+		{ "15:16:16.123", false, 0, true, 123000000, 151616 },
+		{ "15:16", true, 0, true, 0, 151600 },
+		{ "99:99:99.999999999", false, 0, true, 999999999, 999999 },
+		{ "1796310976.5", false, 0, false, DAY_T * S + 500000000, 0 },
+		{ "1796310976", false, 0, false, DAY_T * S, 0 },
+		{ "0", false, 0, false, 0, 0 },
+		{ "16", false, 0, false, 16 * S, 0 },
+		{ "-5", false, 0, false, -5 * S, 0 },
+		{ "-0.5", false, 0, false, -500000000, 0 },
+		{ "9223372036.854775807", false, 0, false, INT64_MAX, 0 },
+		{ "-9223372036.854775807", false, 0, false, -INT64_MAX, 0 },
 		/* babeltrace2 refuses INT64_MIN, and past 64 bits it aborts. */
-		{ "-9223372036.854775808", false, -ERANGE, false, 0 },
-		{ "9223372037", false, -ERANGE, false, 0 },
-		{ "99999999999999999999999", false, -ERANGE, false, 0 },
-		{ "1969-12-31 23:59:58", true, -ERANGE, false, 0 },
-		{ "", false, -EINVAL, false, 0 },
-		{ ".5", false, -EINVAL, false, 0 },
-		{ "5.", false, -EINVAL, false, 0 },
-		{ "15:16:16.", false, -EINVAL, false, 0 },
-		{ "1.1234567891", false, -EINVAL, false, 0 },
-		{ "15:16:16.1234567891", false, -EINVAL, false, 0 },
-		{ "+5", false, -EINVAL, false, 0 },
-		{ " 15:16", false, -EINVAL, false, 0 },
-		{ "15:16 ", false, -EINVAL, false, 0 },
-		{ "5:16:16", false, -EINVAL, false, 0 },
-		{ "15:6:16", false, -EINVAL, false, 0 },
-		{ "15:16:6", false, -EINVAL, false, 0 },
-		{ "2026-12-03T15:16", true, -EINVAL, false, 0 },
-		{ "2026-12-03  15:16", true, -EINVAL, false, 0 },
-		{ "2026-12-3", true, -EINVAL, false, 0 },
-		{ "2026-12-03 15", true, -EINVAL, false, 0 },
-		{ "1e9", false, -EINVAL, false, 0 },
-		{ "--5", false, -EINVAL, false, 0 },
+		{ "-9223372036.854775808", false, -ERANGE, false, 0, 0 },
+		{ "9223372037", false, -ERANGE, false, 0, 0 },
+		{ "99999999999999999999999", false, -ERANGE, false, 0, 0 },
+		{ "1969-12-31 23:59:58", true, -ERANGE, false, 0, 0 },
+		{ "", false, -EINVAL, false, 0, 0 },
+		{ ".5", false, -EINVAL, false, 0, 0 },
+		{ "5.", false, -EINVAL, false, 0, 0 },
+		{ "15:16:16.", false, -EINVAL, false, 0, 0 },
+		{ "1.1234567891", false, -EINVAL, false, 0, 0 },
+		{ "15:16:16.1234567891", false, -EINVAL, false, 0, 0 },
+		{ "+5", false, -EINVAL, false, 0, 0 },
+		{ " 15:16", false, -EINVAL, false, 0, 0 },
+		{ "15:16 ", false, -EINVAL, false, 0, 0 },
+		{ "5:16:16", false, -EINVAL, false, 0, 0 },
+		{ "15:6:16", false, -EINVAL, false, 0, 0 },
+		{ "15:16:6", false, -EINVAL, false, 0, 0 },
+		{ "2026-12-03T15:16", true, -EINVAL, false, 0, 0 },
+		{ "2026-12-03  15:16", true, -EINVAL, false, 0, 0 },
+		{ "2026-12-3", true, -EINVAL, false, 0, 0 },
+		{ "2026-12-03 15", true, -EINVAL, false, 0, 0 },
+		{ "1e9", false, -EINVAL, false, 0, 0 },
+		{ "--5", false, -EINVAL, false, 0, 0 },
 	};
 
 	(void)state;
@@ -113,16 +115,42 @@ static void test_parse_formats(void **state)
 static void test_parse_local(void **state)
 {
 	static const struct parse_case cases[] = {
-		{ "2026-12-03 10:16:16.7", false, 0, false, DAY_T * S + 700000000 },
-		{ "2026-12-03 10:16:16.7", true, 0, false, (DAY_T - 5 * 3600) * S + 700000000 },
+		{ "2026-12-03 10:16:16.7", false, 0, false, DAY_T * S + 700000000, 0 },
+		{ "2026-12-03 10:16:16.7", true, 0, false, (DAY_T - 5 * 3600) * S + 700000000, 0 },
 		/* Seconds and times of day do not depend on the zone. */
-		{ "1796310976", false, 0, false, DAY_T * S },
-		{ "10:16", false, 0, true, (10 * 3600 + 16 * 60) * S },
+		{ "1796310976", false, 0, false, DAY_T * S, 0 },
+		{ "10:16", false, 0, true, 0, 101600 },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_parse(&cases[i]);
+}
+
+/*
+ * Fields are handed to mktime() as written, as babeltrace2 does: on the
+ * day clocks go forward (2022-03-13, 02:00 EST becomes 03:00 EDT), 03:00
+ * is 07:00 UTC, and seconds past 59 count after the zone's offset is taken.
+ */
+static void test_parse_dst(void **state)
+{
+	static const struct parse_case cases[] = {
+		{ "2022-03-13 03:00", false, 0, false, INT64_C(1647154800) * S, 0 },
+		{ "2022-03-13 01:59:99", false, 0, false, INT64_C(1647154839) * S, 0 },
+		{ "2022-03-12 27:00", false, 0, false, INT64_C(1647154800) * S, 0 },
+	};
+	struct strata_ctf_bound b;
+
+	(void)state;
+	setenv("TZ", "EST5EDT,M3.2.0,M11.1.0", 1);
+	tzset();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_parse(&cases[i]);
+	assert_int_equal(strata_ctf_bound_parse("03:00", false, &b), 0);
+	assert_int_equal(ctf_bound_resolve(&b, INT64_C(1647154800) * S, false), 0);
+	assert_int_equal(b.ns, INT64_C(1647154800) * S);
+	setenv("TZ", "EST5", 1);
+	tzset();
 }
 
 static void test_resolve_time_of_day(void **state)
@@ -332,7 +360,12 @@ static void test_reader_time_of_day(void **state)
 	b = all.ev[all.n_ev / 3];
 	/* The first packet begins on the first event's day in this trace. */
 	day = all.ev[0] / S / 86400 * 86400 * S;
-	o.begin = (struct strata_ctf_bound){ .set = true, .time_of_day = true, .ns = b - day };
+	o.begin = (struct strata_ctf_bound){ .set = true,
+					     .time_of_day = true,
+					     .hour = (uint8_t)((b - day) / S / 3600),
+					     .minute = (uint8_t)((b - day) / S / 60 % 60),
+					     .second = (uint8_t)((b - day) / S % 60),
+					     .ns = (b - day) % S };
 	assert_int_equal(read_trace("lttng/multichan", &o, &got, NULL), 0);
 	assert_int_equal(got.ev[0], b);
 	expect_events(&all, &got, b, INT64_MAX);
@@ -364,6 +397,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_formats),
 		cmocka_unit_test(test_parse_local),
+		cmocka_unit_test(test_parse_dst),
 		cmocka_unit_test(test_resolve_time_of_day),
 		cmocka_unit_test(test_clock_raw_from_ns),
 		cmocka_unit_test(test_reader_events),
