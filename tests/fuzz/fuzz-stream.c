@@ -10,6 +10,11 @@
  * files at the offset bytes 1-2 give (the merge of two streams: ties,
  * discarded notices, refills), 0x40 has a worker thread decode ahead
  * (reader option decode_threads = 2, its ring and key hand-off).
+ *
+ * The low six bits pick the metadata modulo 3; their quotient, when not 0,
+ * sets a time range (begin, end, both; absolute or times of day, which
+ * read the first batches and rewind the streams), its ends taken from the
+ * input's last 8 bytes around the metadata's clock offset.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -118,6 +123,43 @@ static const char meta_be[] =
 	"    integer { size = 4; align = 1; } n; integer { size = 4; align = 1; } s[n]; }; };\n";
 
 static const char *const metas[] = { meta_ust, meta_compact, meta_be };
+/* About where each metadata's clock starts, in ns from the epoch. */
+static const int64_t clock_base[] = { INT64_C(1796278581571687245), INT64_C(100000000000),
+				      INT64_C(-3000000000) };
+
+/* A time range from mode (1 to 21) and the input's last 8 bytes. */
+static void set_range(struct strata_ctf_reader_options *o, unsigned mode, unsigned which,
+		      const uint8_t *data, size_t size)
+{
+	int32_t a = 0, b = 0;
+
+	if (size >= 9) {
+		memcpy(&a, data + size - 8, 4);
+		memcpy(&b, data + size - 4, 4);
+	}
+	if (mode & 4) {
+		/* Times of day: whatever day the first packet says. */
+		o->begin = (struct strata_ctf_bound){ .set = true,
+						      .time_of_day = true,
+						      .hour = (uint8_t)((uint32_t)a % 100),
+						      .minute = (uint8_t)((uint32_t)a / 100 % 100),
+						      .second = (uint8_t)((uint32_t)a / 10000 % 100),
+						      .ns = (uint32_t)b % 1000000000 };
+		o->end = o->begin;
+		o->end.hour = (uint8_t)((o->begin.hour + (uint32_t)b % 5) % 100);
+	} else {
+		/* Microseconds around the clock's start. */
+		o->begin = (struct strata_ctf_bound){ .set = true,
+						      .ns = clock_base[which] + (int64_t)a * 1000 };
+		o->end = (struct strata_ctf_bound){ .set = true,
+						    .ns = o->begin.ns + (int64_t)(uint32_t)b * 1000 };
+	}
+	o->bounds_gmt = mode & 8;
+	if (!(mode & 1))
+		o->begin.set = false;
+	if (!(mode & 2))
+		o->end.set = false;
+}
 static char dirs[ARRAY_SIZE(metas)][64];
 
 static void cleanup(void)
@@ -196,6 +238,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || setup() < 0)
 		return 0;
 	which = (data[0] & 0x3f) % ARRAY_SIZE(metas);
+	if ((data[0] & 0x3f) / ARRAY_SIZE(metas))
+		set_range(&opts, (data[0] & 0x3f) / ARRAY_SIZE(metas), which, data, size);
 	if (data[0] & 0x40)
 		opts.decode_threads = 2;
 	if ((data[0] & 0x80) && size >= 3) {
