@@ -139,20 +139,22 @@ static void set_range(struct strata_ctf_reader_options *o, unsigned mode, unsign
 	}
 	if (mode & 4) {
 		/* Times of day: whatever day the first packet says. */
-		o->begin = (struct strata_ctf_bound){ .set = true,
-						      .time_of_day = true,
-						      .hour = (uint8_t)((uint32_t)a % 100),
-						      .minute = (uint8_t)((uint32_t)a / 100 % 100),
-						      .second = (uint8_t)((uint32_t)a / 10000 % 100),
-						      .ns = (uint32_t)b % 1000000000 };
+		o->begin =
+			(struct strata_ctf_bound){ .set = true,
+						   .time_of_day = true,
+						   .hour = (uint8_t)((uint32_t)a % 100),
+						   .minute = (uint8_t)((uint32_t)a / 100 % 100),
+						   .second = (uint8_t)((uint32_t)a / 10000 % 100),
+						   .ns = (uint32_t)b % 1000000000 };
 		o->end = o->begin;
 		o->end.hour = (uint8_t)((o->begin.hour + (uint32_t)b % 5) % 100);
 	} else {
 		/* Microseconds around the clock's start. */
 		o->begin = (struct strata_ctf_bound){ .set = true,
 						      .ns = clock_base[which] + (int64_t)a * 1000 };
-		o->end = (struct strata_ctf_bound){ .set = true,
-						    .ns = o->begin.ns + (int64_t)(uint32_t)b * 1000 };
+		o->end = (struct strata_ctf_bound){
+			.set = true, .ns = o->begin.ns + (int64_t)(uint32_t)b * 1000
+		};
 	}
 	o->bounds_gmt = mode & 8;
 	if (!(mode & 1))
