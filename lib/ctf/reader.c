@@ -45,7 +45,7 @@ struct strata_ctf_reader {
 	 * The time range (strata_ctf_reader_options.begin/end), resolved.
 	 * seeking: nothing at or after begin was met yet.
 	 */
-	bool has_begin, has_end, seeking, trim_ended;
+	bool trimming, has_begin, has_end, seeking;
 	int64_t begin_ns, end_ns;
 	char err[1024];
 };
@@ -431,6 +431,13 @@ static int cut_time(struct strata_ctf_reader *r, const struct ctf_stream *s, int
 
 enum { TRIM_SKIP, TRIM_KEEP, TRIM_END };
 
+/* Nothing more: the merge runs dry, so the hot loop needs no flag of its own. */
+static void trim_stop(struct strata_ctf_reader *r)
+{
+	r->merge.n = 0;
+	r->n_refill = 0;
+}
+
 /*
  * The time range, as babeltrace2 2.0.4 applies it to the muxer's messages.
  * The trimmer makes its upstream (the muxer) seek to begin, which the muxer
@@ -471,7 +478,7 @@ static int trim_step(struct strata_ctf_reader *r, const struct ctf_stream *s,
 		}
 	}
 	if (r->has_end && timed && t > r->end_ns) {
-		r->trim_ended = true;
+		trim_stop(r);
 		return TRIM_END;
 	}
 	if (notice && r->has_end && msg->discarded.has_range && msg->discarded.end_ns > r->end_ns) {
@@ -616,7 +623,8 @@ static int trim_setup(struct strata_ctf_reader *r, const struct strata_ctf_reade
 		if (ret < 0)
 			return ret;
 		/* babeltrace2 ends there, before it completes a time of day. */
-		r->trim_ended = !have_first;
+		if (!have_first)
+			trim_stop(r);
 	}
 	for (int i = 0; i < 2; i++) {
 		if (!b[i].set || !b[i].time_of_day)
@@ -629,7 +637,8 @@ static int trim_setup(struct strata_ctf_reader *r, const struct strata_ctf_reade
 			return -EINVAL;
 		}
 	}
-	if (b[0].set && b[1].set && b[0].ns > b[1].ns && !r->trim_ended) {
+	if (b[0].set && b[1].set && b[0].ns > b[1].ns &&
+	    (have_first || (!o->begin.time_of_day && !o->end.time_of_day))) {
 		/* Times of day reach here: say what they became. */
 		snprintf(r->err, sizeof(r->err),
 			 "the time range begins after it ends: on the trace's first day, it begins "
@@ -639,6 +648,7 @@ static int trim_setup(struct strata_ctf_reader *r, const struct strata_ctf_reade
 			 b[1].ns % 1000000000);
 		return -EINVAL;
 	}
+	r->trimming = b[0].set || b[1].set;
 	r->has_begin = r->seeking = b[0].set;
 	r->begin_ns = b[0].ns;
 	r->has_end = b[1].set;
@@ -663,8 +673,6 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 	for (;;) {
 		struct ctf_stream *s;
 
-		if (r->trim_ended)
-			return STRATA_CTF_END;
 		ret = mux_step(r, &slot, &kind, &s);
 		if (ret == 0)
 			return STRATA_CTF_END;
@@ -673,7 +681,7 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 				snprintf(r->err, sizeof(r->err), "Out of memory");
 			goto fail;
 		}
-		if (unlikely(r->has_begin || r->has_end)) {
+		if (unlikely(r->trimming)) {
 			ret = trim_step(r, s, slot, kind, msg);
 			if (ret < 0)
 				goto fail;
