@@ -559,13 +559,14 @@ static int trim_prepass(struct strata_ctf_reader *r, int64_t *ret_first, bool *r
 	}
 	mux_restart(r);
 	*ret_found = found;
+	if (!found)
+		*ret_first = 0;
 	return 0;
 }
 
+/* The merge's first state; the decoding threads start apart (ahead_start()). */
 static int reader_start(struct strata_ctf_reader *r)
 {
-	int ret;
-
 	r->started = true;
 	r->refill = calloc(r->n_streams ? r->n_streams : 1, sizeof(*r->refill));
 	if (!r->refill) {
@@ -573,6 +574,14 @@ static int reader_start(struct strata_ctf_reader *r)
 		return -ENOMEM;
 	}
 	mux_restart(r);
+	return 0;
+}
+
+/* After trim_prepass(), if any: streams rewind only without a worker. */
+static int ahead_start(struct strata_ctf_reader *r)
+{
+	int ret;
+
 	if (r->decode_threads > 1 && r->n_streams) {
 		ret = ctf_ahead_start(r->streams, r->n_streams, r->decode_threads, &r->ahead);
 		if (ret < 0) {
@@ -620,6 +629,8 @@ static int trim_setup(struct strata_ctf_reader *r, const struct strata_ctf_reade
 		ret = reader_start(r);
 		if (ret == 0)
 			ret = trim_prepass(r, &first, &have_first);
+		if (ret == 0)
+			ret = ahead_start(r);
 		if (ret < 0)
 			return ret;
 		/* babeltrace2 ends there, before it completes a time of day. */
@@ -667,6 +678,8 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 		return STRATA_CTF_ERROR;
 	if (!r->started) {
 		ret = reader_start(r);
+		if (ret == 0)
+			ret = ahead_start(r);
 		if (ret < 0)
 			goto fail;
 	}

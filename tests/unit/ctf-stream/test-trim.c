@@ -369,6 +369,11 @@ static void test_reader_time_of_day(void **state)
 	assert_int_equal(read_trace("lttng/multichan", &o, &got, NULL), 0);
 	assert_int_equal(got.ev[0], b);
 	expect_events(&all, &got, b, INT64_MAX);
+	/* The streams rewind before decoding threads start: the same events. */
+	o.decode_threads = 2;
+	assert_int_equal(read_trace("lttng/multichan", &o, &got, NULL), 0);
+	assert_int_equal(got.ev[0], b);
+	expect_events(&all, &got, b, INT64_MAX);
 }
 
 static void test_reader_refuses(void **state)
