@@ -136,6 +136,7 @@ struct view_args {
 	unsigned n_paths;
 	/* As given: a time of day needs --clock-gmt, which may come later. */
 	const char *begin, *end;
+	const char *begin_from, *end_from; /* the option that gave them, for errors */
 	bool begin_opt, end_opt; /* given by --begin, --end (not --timerange) */
 	char *range; /* --timerange's copy, split in place */
 };
@@ -279,26 +280,27 @@ static bool term_colors_supported(void)
  * --timerange as babeltrace2 splits it: an optional '[', BEGIN up to the
  * first ',', END up to the first ']' or the end; neither may be empty.
  */
-static bool split_range(struct view_args *a, const char *arg)
+static int split_range(struct view_args *a, const char *arg)
 {
 	char *b, *comma, *e;
 
 	free(a->range);
 	a->range = strdup(arg);
 	if (!a->range)
-		return false;
+		return -ENOMEM;
 	b = a->range + (a->range[0] == '[');
 	comma = strchr(b, ',');
 	if (!comma || comma == b)
-		return false;
+		return -EINVAL;
 	*comma = '\0';
 	e = comma + 1;
 	e[strcspn(e, "]")] = '\0';
 	if (!*e)
-		return false;
+		return -EINVAL;
 	a->begin = b;
 	a->end = e;
-	return true;
+	a->begin_from = a->end_from = "--timerange";
+	return 0;
 }
 
 static bool parse_bound(const char *opt, const char *text, bool gmt, struct strata_ctf_bound *ret)
@@ -325,7 +327,7 @@ static bool parse_bound(const char *opt, const char *text, bool gmt, struct stra
 
 static int parse_args(int argc, char **argv, struct view_args *a)
 {
-	int c;
+	int c, ret;
 
 	/* Leading '+' would stop at the first path; options may follow paths. */
 	opterr = 0;
@@ -346,6 +348,7 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 				return -1;
 			}
 			a->begin = optarg;
+			a->begin_from = "--begin";
 			a->begin_opt = true;
 			break;
 		case 'e':
@@ -354,6 +357,7 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 				return -1;
 			}
 			a->end = optarg;
+			a->end_from = "--end";
 			a->end_opt = true;
 			break;
 		case OPT_TIMERANGE:
@@ -362,7 +366,12 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 					  a->begin_opt ? "begin" : "end");
 				return -1;
 			}
-			if (!split_range(a, optarg)) {
+			ret = split_range(a, optarg);
+			if (ret == -ENOMEM) {
+				cli_error("Out of memory");
+				return -1;
+			}
+			if (ret < 0) {
 				cli_error("Invalid --timerange '%s': expected BEGIN,END or "
 					  "[BEGIN,END]",
 					  optarg);
@@ -441,12 +450,13 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 		a->paths[a->n_paths++] = argv[i];
 
 	a->reader.bounds_gmt = a->pretty.clock_gmt;
-	if (!parse_bound("--begin", a->begin, a->reader.bounds_gmt, &a->reader.begin) ||
-	    !parse_bound("--end", a->end, a->reader.bounds_gmt, &a->reader.end))
+	if (!parse_bound(a->begin_from, a->begin, a->reader.bounds_gmt, &a->reader.begin) ||
+	    !parse_bound(a->end_from, a->end, a->reader.bounds_gmt, &a->reader.end))
 		return -1;
 	if (a->reader.begin.set && a->reader.end.set && !a->reader.begin.time_of_day &&
 	    !a->reader.end.time_of_day && a->reader.begin.ns > a->reader.end.ns) {
-		cli_error("The --begin time '%s' is after the --end time '%s'", a->begin, a->end);
+		cli_error("The time range begins after it ends: '%s' (%s) is after '%s' (%s)",
+			  a->begin, a->begin_from, a->end, a->end_from);
 		return -1;
 	}
 	if (a->names_all && a->names_none) {
