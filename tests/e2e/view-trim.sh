@@ -22,8 +22,7 @@
 # Also: invalid bounds (strata must fail with its one "Error: " line naming
 # the option; babeltrace2's log text is not compared) and the traces
 # babeltrace2's trimmer refuses (strata must fail as well, stdout as empty
-# as babeltrace2's). Exits 77 when babeltrace2 is missing or strata view has
-# no --begin.
+# as babeltrace2's). Exits 77 when babeltrace2 is missing.
 set -u
 
 verbose=0
@@ -44,10 +43,6 @@ if [ ! -x "$strata" ]; then
 	exit 1
 fi
 strata=$(cd "$(dirname "$strata")" && pwd)/$(basename "$strata")
-if ! "$strata" view --help 2>/dev/null | grep -q -- '--begin'; then
-	echo "SKIP: strata view has no --begin yet ('strata view --help' does not list it)"
-	exit 77
-fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-view-trim.XXXXXX")
 trap 'rm -rf "$work"' EXIT
