@@ -48,6 +48,8 @@ static const char view_help[] =
 	"  -e, --end=TIME            print nothing after TIME\n"
 	"      --timerange=BEGIN,END the same as --begin=BEGIN --end=END (also written\n"
 	"                            [BEGIN,END])\n"
+	"  -w, --output=PATH         write the events to PATH instead of standard output\n"
+	"                            (warnings still go to standard error)\n"
 	"  -n, --names=LIST          field names to print: comma-separated items among\n"
 	"                            payload (or args, arg), context (or ctx), scope,\n"
 	"                            header, all, none; naming items without 'all' or\n"
@@ -115,6 +117,7 @@ static const struct option view_options[] = {
 	{ "begin", required_argument, NULL, 'b' },
 	{ "end", required_argument, NULL, 'e' },
 	{ "timerange", required_argument, NULL, OPT_TIMERANGE },
+	{ "output", required_argument, NULL, 'w' },
 	{ "names", required_argument, NULL, 'n' },
 	{ "fields", required_argument, NULL, 'f' },
 	{ "color", required_argument, NULL, OPT_COLOR },
@@ -139,6 +142,7 @@ struct view_args {
 	const char *begin_from, *end_from; /* the option that gave them, for errors */
 	bool begin_opt, end_opt; /* given by --begin, --end (not --timerange) */
 	char *range; /* --timerange's copy, split in place */
+	const char *output; /* -w: a file instead of stdout */
 };
 
 static bool parse_s64(const char *s, int64_t *ret)
@@ -332,7 +336,7 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 	/* Leading '+' would stop at the first path; options may follow paths. */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:b:e:n:f:h", view_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:b:e:w:n:f:h", view_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			a->paths[a->n_paths++] = optarg;
@@ -413,6 +417,9 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 			break;
 		case OPT_CLOCK_FORCE_CORRELATE:
 			a->reader.force_correlate = true;
+			break;
+		case 'w':
+			a->output = optarg;
 			break;
 		case 'n':
 			if (!for_each_item(optarg, names_item, a))
@@ -597,6 +604,7 @@ static int run_view(int argc, char **argv)
 	struct strata_ctf_reader *reader = NULL;
 	struct strata_ctf_pretty *pretty = NULL;
 	_cleanup_free_ char *errmsg = NULL;
+	FILE *out = stdout;
 	bool colors;
 	int ret, code, status = CLI_EXIT_OK;
 
@@ -632,16 +640,27 @@ static int run_view(int argc, char **argv)
 	if (ret < 0)
 		return open_error(&a, ret, errmsg);
 
-	pretty = strata_ctf_pretty_create(&a.pretty, stdout, stderr);
+	/* Only once the traces opened: a bad path must not truncate the file. */
+	if (a.output) {
+		out = fopen(a.output, "we");
+		if (!out) {
+			cli_error("Cannot write the events to '%s': %s", a.output, strerror(errno));
+			strata_ctf_reader_destroy(reader);
+			return CLI_EXIT_OUTPUT;
+		}
+	}
+	pretty = strata_ctf_pretty_create(&a.pretty, out, stderr);
 	if (!pretty) {
 		cli_error("Failed to create the printer: %s", strerror(errno));
 		strata_ctf_reader_destroy(reader);
+		if (out != stdout)
+			fclose(out);
 		return CLI_EXIT_OUTPUT;
 	}
 	/* A closed pipe must surface as EPIPE from write(), not kill us. */
 	signal(SIGPIPE, SIG_IGN);
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	if (out != stdout || !isatty(STDOUT_FILENO))
+		setvbuf(out, NULL, _IOFBF, 1 << 20);
 
 	ret = 0;
 	if (a.decode_only) {
@@ -672,7 +691,7 @@ static int run_view(int argc, char **argv)
 			status = output_error(ret);
 			goto out;
 		}
-		fflush(stdout);
+		fflush(out);
 		code = strata_ctf_reader_last_code(reader);
 		if (code == -STRATA_ESTREAM || code == -STRATA_ECLOCK) {
 			cli_error("Malformed trace: %s", strata_ctf_reader_last_error(reader));
@@ -698,7 +717,7 @@ static int run_view(int argc, char **argv)
 			fputs("\033[0m", stdout);
 		if (ret < 0)
 			status = output_error(ret);
-		else if (fflush(stdout) != 0)
+		else if (fflush(out) != 0 || (out != stdout && fflush(stdout) != 0))
 			status = output_error(-errno);
 		else if (colors)
 			fputs("\033[0m", stderr);
@@ -706,6 +725,9 @@ static int run_view(int argc, char **argv)
 out:
 	strata_ctf_pretty_destroy(pretty);
 	strata_ctf_reader_destroy(reader);
+	/* A file's last bytes reach the disk only now: a full disk shows here. */
+	if (out != stdout && fclose(out) != 0 && status == CLI_EXIT_OK)
+		status = output_error(-errno);
 	return status;
 }
 
