@@ -168,6 +168,18 @@ int strata_ctf_reader_last_code(const struct strata_ctf_reader *reader);
 /* Number of traces found (each `metadata` file is one trace). */
 unsigned strata_ctf_reader_trace_count(const struct strata_ctf_reader *reader);
 
+/*
+ * The TSDL metadata text of the trace at path (path/metadata, or the one
+ * trace below path), as babeltrace2's `-o ctf-metadata` prints it:
+ * packets joined, up to the first NUL. Returns 0 and *ret_text (malloc'd)
+ * when the text parses as the reader parses it; 1 and *ret_text when it
+ * was read but does not parse, *ret_errmsg saying why; or
+ * -STRATA_ENOTRACE, -STRATA_EMETADATA (unreadable packets, no signature),
+ * -EINVAL (several traces below path) or -errno, with *ret_errmsg. The
+ * message is malloc'd (NULL when memory ran out; ret_errmsg may be NULL).
+ */
+int strata_ctf_metadata_text(const char *path, char **ret_text, char **ret_errmsg);
+
 /* --- events ------------------------------------------------------------ */
 
 /* False when the event's stream has no clock: then the times below are 0. */

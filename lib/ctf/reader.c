@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <strata/ctf.h>
 #include <strata/error.h>
@@ -119,39 +120,118 @@ struct parsed {
 	bool used;
 };
 
-static int parse_trace(struct strata_ctf_reader *r, const struct ctf_found_trace *f,
-		       const struct strata_ctf_reader_options *opts, struct ctf_trace_class **ret)
+/*
+ * Read and parse the metadata of the trace in dir: its text (*ret_text,
+ * NUL-terminated, *ret_len bytes; set as soon as the file is read, even
+ * when it does not parse) and class. err describes a failure, naming the
+ * file.
+ */
+static int metadata_load(const char *dir, char **ret_text, size_t *ret_len,
+			 struct ctf_trace_class **ret_tc, char *err, size_t errlen)
 {
 	struct ctf_parse_error perr = { 0 };
 	char *meta, *text = NULL;
-	size_t len = 0, ml = strlen(f->dir) + sizeof("/metadata");
+	size_t len = 0, ml = strlen(dir) + sizeof("/metadata");
 	int ret_code;
 
 	meta = malloc(ml);
 	if (!meta)
 		return -ENOMEM;
-	snprintf(meta, ml, "%s/metadata", f->dir);
+	snprintf(meta, ml, "%s/metadata", dir);
 	ret_code = ctf_metadata_read(meta, &text, &len, &perr);
 	if (ret_code < 0) {
-		snprintf(r->err, sizeof(r->err), "Failed to read metadata '%.700s': %s", meta,
+		snprintf(err, errlen, "Failed to read metadata '%.700s': %s", meta,
 			 perr.msg[0] ? perr.msg : strata_strerror(ret_code));
 		goto out;
 	}
-	ret_code = ctf_metadata_parse(text, len, ret, &perr);
+	*ret_text = text;
+	*ret_len = len;
+	text = NULL;
+	ret_code = ctf_metadata_parse(*ret_text, len, ret_tc, &perr);
 	if (ret_code < 0) {
 		if (perr.line)
-			snprintf(r->err, sizeof(r->err), "%.700s:%u: %s", meta, perr.line,
+			snprintf(err, errlen, "%.700s:%u: %s", meta, perr.line,
 				 perr.msg[0] ? perr.msg : strata_strerror(ret_code));
 		else
-			snprintf(r->err, sizeof(r->err), "%.700s: %s", meta,
+			snprintf(err, errlen, "%.700s: %s", meta,
 				 perr.msg[0] ? perr.msg : strata_strerror(ret_code));
-		goto out;
 	}
-	setup_clocks(*ret, opts);
 out:
 	free(meta);
 	free(text);
 	return ret_code;
+}
+
+static int parse_trace(struct strata_ctf_reader *r, const struct ctf_found_trace *f,
+		       const struct strata_ctf_reader_options *opts, struct ctf_trace_class **ret)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int ret_code = metadata_load(f->dir, &text, &len, ret, r->err, sizeof(r->err));
+
+	free(text);
+	if (ret_code == 0)
+		setup_clocks(*ret, opts);
+	return ret_code;
+}
+
+int strata_ctf_metadata_text(const char *path, char **ret_text, char **ret_errmsg)
+{
+	struct ctf_found_trace *found = NULL;
+	struct ctf_trace_class *tc = NULL;
+	const char *dir = path;
+	char err[1024] = "";
+	size_t n_found = 0, len, ml;
+	struct stat st;
+	char *meta;
+	int ret;
+
+	*ret_text = NULL;
+	if (ret_errmsg)
+		*ret_errmsg = NULL;
+	/* babeltrace2 reads PATH/metadata; below PATH, one trace is unambiguous. */
+	ml = strlen(path) + sizeof("/metadata");
+	meta = malloc(ml);
+	if (!meta)
+		return -ENOMEM;
+	snprintf(meta, ml, "%s/metadata", path);
+	ret = stat(meta, &st);
+	free(meta);
+	if (ret < 0) {
+		ret = ctf_discover_traces(&path, 1, &found, &n_found);
+		if (ret < 0) {
+			snprintf(err, sizeof(err), "Failed to search for traces: %s",
+				 strata_strerror(ret));
+			goto out;
+		}
+		if (n_found == 0) {
+			ret = -STRATA_ENOTRACE;
+			snprintf(err, sizeof(err), "No CTF trace found at or below '%.700s'", path);
+			goto out;
+		}
+		if (n_found > 1) {
+			ret = -EINVAL;
+			snprintf(err, sizeof(err),
+				 "'%.300s' holds %zu traces: give one trace directory, such as "
+				 "'%.300s'",
+				 path, n_found, found[0].dir);
+			goto out;
+		}
+		dir = found[0].dir;
+	}
+	ret = metadata_load(dir, ret_text, &len, &tc, err, sizeof(err));
+	ctf_trace_class_destroy(tc);
+	/* The text was read: a parse error is worth showing, not hiding it. */
+	if (*ret_text && ret < 0) {
+		if (ret_errmsg)
+			*ret_errmsg = strdup(err);
+		ret = 1;
+	}
+out:
+	ctf_found_traces_free(found, n_found);
+	if (ret < 0 && ret_errmsg)
+		*ret_errmsg = strdup(err[0] ? err : strata_strerror(ret));
+	return ret;
 }
 
 static size_t class_count(const struct ctf_trace_class *tc)

@@ -388,6 +388,85 @@ static void test_no_trace(void **state)
 	rmdir(dir);
 }
 
+/* The whole file as a string (plain-text metadata). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = calloc(1, 1 << 20);
+	size_t n;
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * strata_ctf_metadata_text(): the text as the file holds it, packets
+ * joined; text that does not parse is still returned, with why; one trace
+ * below a directory is found, several are refused.
+ */
+static void test_metadata_text(void **state)
+{
+	char buf[1200], file[1300];
+	char *text, *err, *want;
+
+	(void)state;
+	assert_int_equal(
+		strata_ctf_metadata_text(trace_path("gen/minimal", buf, sizeof(buf)), &text, &err),
+		0);
+	assert_null(err);
+	snprintf(file, sizeof(file), "%s/metadata", buf);
+	want = slurp(file);
+	assert_string_equal(text, want);
+	free(want);
+	free(text);
+
+	/* Packetized, below the directory given: the packets' text, joined. */
+	assert_int_equal(strata_ctf_metadata_text(trace_path("lttng/discard", buf, sizeof(buf)),
+						  &text, &err),
+			 0);
+	assert_true(strncmp(text, "/* CTF 1.8 */", 13) == 0);
+	assert_non_null(strstr(text, "event {"));
+	assert_null(strstr(text, "\x57\x1d\xd1\x75"));
+	free(text);
+
+	assert_int_equal(strata_ctf_metadata_text(
+				 trace_path("bad/metadata-syntax", buf, sizeof(buf)), &text, &err),
+			 1);
+	assert_non_null(strstr(err, "metadata:8: "));
+	snprintf(file, sizeof(file), "%s/metadata", buf);
+	want = slurp(file);
+	assert_string_equal(text, want);
+	free(want);
+	free(text);
+	free(err);
+
+	assert_int_equal(strata_ctf_metadata_text(trace_path("bad/no-signature", buf, sizeof(buf)),
+						  &text, &err),
+			 -STRATA_EMETADATA);
+	assert_null(text);
+	assert_non_null(strstr(err, "signature"));
+	free(err);
+
+	assert_int_equal(
+		strata_ctf_metadata_text(trace_path("lttng", buf, sizeof(buf)), &text, &err),
+		-EINVAL);
+	assert_null(text);
+	assert_non_null(strstr(err, "traces: give one trace directory"));
+	free(err);
+
+	assert_int_equal(strata_ctf_metadata_text("/nonexistent/strata", &text, &err),
+			 -STRATA_ENOTRACE);
+	assert_null(text);
+	free(err);
+	/* The message is optional. */
+	assert_int_equal(strata_ctf_metadata_text("/nonexistent/strata", &text, NULL),
+			 -STRATA_ENOTRACE);
+}
+
 /* --clock-offset-ns moves every time by the same amount. */
 static void test_clock_offset_option(void **state)
 {
@@ -600,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_field_lookup),
 		cmocka_unit_test(test_bad_traces),
 		cmocka_unit_test(test_no_trace),
+		cmocka_unit_test(test_metadata_text),
 		cmocka_unit_test(test_clock_offset_option),
 		cmocka_unit_test(test_stale_empty_strings),
 		cmocka_unit_test(test_rotation_merge),
