@@ -9,25 +9,8 @@
 set -u
 
 strata=${1:?usage: view-output.sh STRATA_BINARY}
-here=$(cd "$(dirname "$0")" && pwd)
-if ! command -v babeltrace2 >/dev/null 2>&1; then
-	echo "SKIP: babeltrace2 is not installed (apt-get install babeltrace2)"
-	exit 77
-fi
-strata=$(cd "$(dirname "$strata")" && pwd)/$(basename "$strata")
-work=$(mktemp -d "${TMPDIR:-/tmp}/strata-view-output.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$here/../traces" || exit 1
-export TZ=UTC
-pass=0
-fail=0
-check() {
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-	fi
-}
+name=view-output
+source "$(dirname "$0")/view-lib.sh"
 
 same_as_babeltrace2() {
 	local opt=$1
@@ -55,23 +38,6 @@ same_as_babeltrace2() {
 		return 1
 	fi
 	echo "PASS: $what"
-}
-
-# fails CODE NEEDLE OPTION... TRACE: strata exits CODE, one "Error: ..."
-# line on stderr mentioning NEEDLE, nothing on stdout.
-fails() {
-	local code=$1 needle=$2
-	shift 2
-	"$strata" view "$@" >"$work/st.out" 2>"$work/st.err"
-	local rc=$? what="$*"
-	if [ "$rc" != "$code" ] || [ -s "$work/st.out" ] ||
-		[ "$(grep -c '^Error: ' "$work/st.err")" != 1 ] ||
-		! grep -q -- "$needle" "$work/st.err"; then
-		echo "FAIL: expected exit $code and one error naming '$needle' (got $rc): $what"
-		head -n 3 "$work/st.err"
-		return 1
-	fi
-	echo "PASS: exit $code: $what"
 }
 
 check same_as_babeltrace2 -w lttng/discard
