@@ -50,6 +50,8 @@ static const char view_help[] =
 	"                            [BEGIN,END])\n"
 	"  -w, --output=PATH         write the events to PATH instead of standard output\n"
 	"                            (warnings still go to standard error)\n"
+	"  -o, --output-format=FMT   text (the default), dummy (decode, print nothing at\n"
+	"                            all) or ctf-metadata (the trace's TSDL text)\n"
 	"  -n, --names=LIST          field names to print: comma-separated items among\n"
 	"                            payload (or args, arg), context (or ctx), scope,\n"
 	"                            header, all, none; naming items without 'all' or\n"
@@ -104,6 +106,8 @@ enum {
 	OPT_TIMERANGE,
 };
 
+enum out_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA };
+
 static const struct option view_options[] = {
 	{ "trace-path", required_argument, NULL, 't' },
 	{ "no-delta", no_argument, NULL, OPT_NO_DELTA },
@@ -118,6 +122,7 @@ static const struct option view_options[] = {
 	{ "end", required_argument, NULL, 'e' },
 	{ "timerange", required_argument, NULL, OPT_TIMERANGE },
 	{ "output", required_argument, NULL, 'w' },
+	{ "output-format", required_argument, NULL, 'o' },
 	{ "names", required_argument, NULL, 'n' },
 	{ "fields", required_argument, NULL, 'f' },
 	{ "color", required_argument, NULL, OPT_COLOR },
@@ -143,6 +148,7 @@ struct view_args {
 	bool begin_opt, end_opt; /* given by --begin, --end (not --timerange) */
 	char *range; /* --timerange's copy, split in place */
 	const char *output; /* -w: a file instead of stdout */
+	enum out_format format;
 };
 
 static bool parse_s64(const char *s, int64_t *ret)
@@ -336,7 +342,7 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 	/* Leading '+' would stop at the first path; options may follow paths. */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:b:e:w:n:f:h", view_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:b:e:w:o:n:f:h", view_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			a->paths[a->n_paths++] = optarg;
@@ -444,6 +450,20 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 			break;
 		case OPT_DECODE_ONLY:
 			a->decode_only = true;
+			break;
+		case 'o':
+			if (strcmp(optarg, "text") == 0) {
+				a->format = OUT_TEXT;
+			} else if (strcmp(optarg, "dummy") == 0) {
+				a->format = OUT_DUMMY;
+			} else if (strcmp(optarg, "ctf-metadata") == 0) {
+				a->format = OUT_CTF_METADATA;
+			} else {
+				cli_error("Invalid --output-format '%s': expected text, dummy or "
+					  "ctf-metadata",
+					  optarg);
+				return -1;
+			}
 			break;
 		case ':':
 			cli_error("Option '%s' needs a value", argv[optind - 1]);
@@ -595,6 +615,53 @@ static int output_error(int err)
 	return CLI_EXIT_OUTPUT;
 }
 
+/*
+ * -o ctf-metadata: the text and a newline, as babeltrace2 prints it; the
+ * other options change nothing. One trace only, as babeltrace2 requires.
+ */
+static int print_metadata(const struct view_args *a)
+{
+	_cleanup_free_ char *text = NULL, *errmsg = NULL;
+	FILE *out = stdout;
+	int ret, status = CLI_EXIT_OK;
+
+	if (a->n_paths != 1) {
+		cli_error("--output-format=ctf-metadata prints one trace's metadata: give one "
+			  "path, not %u",
+			  a->n_paths);
+		return CLI_EXIT_USAGE;
+	}
+	ret = strata_ctf_metadata_text(a->paths[0], &text, &errmsg);
+	if (ret == -EINVAL) {
+		cli_error("%s", errmsg ? errmsg : strata_strerror(ret));
+		return CLI_EXIT_USAGE;
+	}
+	if (ret < 0)
+		return open_error(a, ret, errmsg);
+	if (a->output) {
+		out = fopen(a->output, "we");
+		if (!out) {
+			cli_error("Cannot write the metadata to '%s': %s", a->output,
+				  strerror(errno));
+			return CLI_EXIT_OUTPUT;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (fprintf(out, "%s\n", text) < 0 || fflush(out) != 0)
+		status = output_error(-errno);
+	if (out != stdout && fclose(out) != 0 && status == CLI_EXIT_OK)
+		status = output_error(-errno);
+	/*
+	 * babeltrace2 refuses to print metadata it cannot parse; showing it is
+	 * what one looks at metadata for, so strata prints it and says why the
+	 * events cannot be read.
+	 */
+	if (ret == 1)
+		cli_warn("The metadata does not parse, so 'strata view' cannot read the events: %s",
+			 errmsg ? errmsg : "out of memory");
+	return status;
+}
+
 static int run_view(int argc, char **argv)
 {
 	_cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
@@ -622,6 +689,10 @@ static int run_view(int argc, char **argv)
 	ret = check_inputs(&a);
 	if (ret != CLI_EXIT_OK)
 		return ret;
+	if (a.format == OUT_CTF_METADATA)
+		return print_metadata(&a);
+	if (a.format == OUT_DUMMY)
+		a.decode_only = true;
 
 	colors = term_colors_supported();
 	a.pretty.color = colors && a.color != COLOR_NEVER;
@@ -632,7 +703,8 @@ static int run_view(int argc, char **argv)
 	 * 2 M-event bench trace slower than one (0.25 s against 0.165 s), since
 	 * its streams take turns in runs of thousands of events and a stream
 	 * decodes on one thread; and the text path already uses both CPUs. See
-	 * docs/benchmarks.md, session 10.
+	 * docs/benchmarks.md, session 10 (and session 12: whole packets
+	 * decoded on a second thread were slower still).
 	 */
 	/* What babeltrace2 prints needs its stale strings; decoding alone does not. */
 	a.reader.bt_stale_strings = !a.decode_only;
@@ -674,8 +746,8 @@ static int run_view(int argc, char **argv)
 				ret = -STRATA_ESTREAM;
 				break;
 			}
-			/* Warnings are still shown; events are only decoded. */
-			if (msg.type == STRATA_CTF_MSG_EVENT)
+			/* Warnings are still shown (not with -o dummy); events are only decoded. */
+			if (msg.type == STRATA_CTF_MSG_EVENT || a.format == OUT_DUMMY)
 				continue;
 			ret = strata_ctf_pretty_print(pretty, &msg);
 			if (ret < 0)
