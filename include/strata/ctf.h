@@ -68,9 +68,10 @@ struct strata_ctf_reader_options {
 	unsigned decode_threads;
 	/*
 	 * Read strings as babeltrace2 2.0.4 prints them: it recycles event
-	 * objects, and a string (or text array or sequence) decoded empty at
-	 * the top level of a scope keeps the text of the object's previous
-	 * use. With this set, the reader models those objects and such a
+	 * objects, and a string (or text array or sequence) decoded empty
+	 * keeps the text its field object held in the object's previous use
+	 * (fields in structs, array and sequence elements and variant options
+	 * included). With this set, the reader models those objects and such a
 	 * string reads as that stale text; text output then matches
 	 * babeltrace2's byte for byte. Off (the default), every string reads
 	 * as the trace holds it, and the model costs nothing.

@@ -475,6 +475,104 @@ static bool is_text(const struct ctf_type *t)
 		(t->kind == CTF_TYPE_SEQUENCE && t->sequence.is_text));
 }
 
+/* Whether t or anything below it is text. */
+static bool has_text(const struct ctf_type *t)
+{
+	if (!t)
+		return false;
+	if (is_text(t))
+		return true;
+	switch (t->kind) {
+	case CTF_TYPE_STRUCT:
+		for (size_t i = 0; i < t->structure.n_fields; i++)
+			if (has_text(t->structure.fields[i].type))
+				return true;
+		return false;
+	case CTF_TYPE_VARIANT:
+		for (size_t i = 0; i < t->variant.n_options; i++)
+			if (has_text(t->variant.options[i].type))
+				return true;
+		return false;
+	case CTF_TYPE_ARRAY:
+		return has_text(t->array.elem);
+	case CTF_TYPE_SEQUENCE:
+		return has_text(t->sequence.elem);
+	default:
+		return false;
+	}
+}
+
+/* A new node for a field of type t; its index in *ret. */
+static int node_new(struct ctf_ec_pool *pool, const struct ctf_type *t, uint32_t *ret)
+{
+	struct ctf_stale_node *nodes =
+		grow_arr(pool->nodes, &pool->cap_nodes, pool->n_nodes + 1, sizeof(*pool->nodes));
+
+	if (!nodes)
+		return -ENOMEM;
+	pool->nodes = nodes;
+	nodes[pool->n_nodes] =
+		(struct ctf_stale_node){ .slot = UINT32_MAX, .no_text = !has_text(t) };
+	*ret = pool->n_nodes++;
+	return 0;
+}
+
+/* Child k (member, element or option) of node, of type t, made on first use. */
+static int node_kid(struct ctf_ec_pool *pool, uint32_t node, uint32_t k, const struct ctf_type *t,
+		    uint32_t *ret)
+{
+	struct ctf_stale_node *n = &pool->nodes[node];
+	uint32_t kid;
+	int r;
+
+	if (k >= n->n_kids) {
+		uint32_t cap = MAX(k + 1, n->n_kids * 2);
+		uint32_t *kids = realloc(n->kids, (size_t)cap * sizeof(*kids));
+
+		if (!kids)
+			return -ENOMEM;
+		memset(kids + n->n_kids, 0, (size_t)(cap - n->n_kids) * sizeof(*kids));
+		n->kids = kids;
+		n->n_kids = cap;
+	}
+	if (n->kids[k]) {
+		*ret = n->kids[k] - 1;
+		return 0;
+	}
+	r = node_new(pool, t, &kid);
+	if (r < 0)
+		return r;
+	/* node_new() may have moved the nodes. */
+	pool->nodes[node].kids[k] = kid + 1;
+	*ret = kid;
+	return 0;
+}
+
+/* Every object gets n slots (a new path was reached): the new ones unset. */
+static int pool_grow_slots(struct ctf_ec_pool *pool, uint32_t n)
+{
+	struct ctf_stale *objs = NULL;
+	size_t cap = pool->cap_objs ? pool->cap_objs : 1;
+
+	if (pool->n_objs) {
+		objs = calloc(cap * n, sizeof(*objs));
+		if (!objs)
+			return -ENOMEM;
+		for (size_t o = 0; o < pool->n_objs; o++)
+			memcpy(&objs[o * n], &pool->objs[o * pool->n_slots],
+			       pool->n_slots * sizeof(*objs));
+		free(pool->objs);
+		pool->objs = objs;
+	} else {
+		/* grow_arr() sizes by the slot count: start again from none. */
+		free(pool->objs);
+		pool->objs = NULL;
+		pool->cap_objs = 0;
+	}
+	pool->n_slots = n;
+	return 0;
+}
+
 /* Top-level text members of the scopes an event object carries. */
 static int pool_init(struct ctf_ec_pool *pool, const struct ctf_stream_class *sc,
 		     const struct ctf_event_class *ec)
@@ -484,6 +582,25 @@ static int pool_init(struct ctf_ec_pool *pool, const struct ctf_stream_class *sc
 					   CTF_SCOPE_EVENT_PAYLOAD };
 	uint32_t n = 0;
 
+	for (int i = 0; i < 3; i++) {
+		const struct ctf_type *t = roots[i];
+
+		for (size_t m = 0; t && t->kind == CTF_TYPE_STRUCT && m < t->structure.n_fields;
+		     m++)
+			if (!is_text(t->structure.fields[m].type) &&
+			    has_text(t->structure.fields[m].type))
+				pool->nested = true;
+	}
+	if (pool->nested) {
+		uint32_t root;
+
+		for (int i = 0; i < 3; i++)
+			if (node_new(pool, roots[i], &root) < 0)
+				return -ENOMEM;
+		pool->n_slots = 0;
+		pool->init = true;
+		return 0;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		n = 0;
 		for (int i = 0; i < 3; i++) {
@@ -521,6 +638,9 @@ void ctf_ec_pool_release(struct ctf_ec_pool *pool)
 	free(pool->slot_scope);
 	free(pool->slot_member);
 	free(pool->slot_off);
+	for (uint32_t i = 0; i < pool->n_nodes; i++)
+		free(pool->nodes[i].kids);
+	free(pool->nodes);
 	free(pool->objs);
 	free(pool->free);
 	memset(pool, 0, sizeof(*pool));
@@ -601,6 +721,83 @@ bool ctf_stream_bufs_available(const struct ctf_stream *s)
 	return false;
 }
 
+/* An empty text value shows the object's stale text; other text becomes it. */
+static int stale_apply(struct ctf_stale *st, struct ctf_value *v)
+{
+	if (v->str.len) {
+		st->ptr = v->str.ptr;
+		st->len = v->str.len;
+		st->set = true;
+		st->owned = false;
+	} else if (st->set) {
+		/* This event may outlive the buffer: it can be another stream's. */
+		if (!st->owned && stale_own(st) < 0)
+			return -ENOMEM;
+		v->str.ptr = st->ptr;
+		v->str.len = st->len;
+	}
+	return 0;
+}
+
+/* The text fields at and below v (of type t, at node) of object obj. */
+static int stale_walk(struct ctf_ec_pool *pool, uint32_t obj, uint32_t node,
+		      const struct ctf_type *t, struct ctf_value *v)
+{
+	struct ctf_value *c = v + 1;
+	uint32_t kid, slot;
+	int r;
+
+	if (pool->nodes[node].no_text)
+		return 0;
+	if (is_text(t)) {
+		slot = pool->nodes[node].slot;
+		if (slot == UINT32_MAX) {
+			slot = pool->n_slots;
+			r = pool_grow_slots(pool, slot + 1);
+			if (r < 0)
+				return r;
+			pool->nodes[node].slot = slot;
+		}
+		return stale_apply(&pool->objs[(size_t)obj * pool->n_slots + slot], v);
+	}
+	switch (t->kind) {
+	case CTF_TYPE_STRUCT:
+		for (size_t m = 0; m < t->structure.n_fields; m++, c += c->nsub + 1) {
+			const struct ctf_type *mt = t->structure.fields[m].type;
+
+			r = node_kid(pool, node, (uint32_t)m, mt, &kid);
+			if (r == 0)
+				r = stale_walk(pool, obj, kid, mt, c);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	case CTF_TYPE_ARRAY:
+	case CTF_TYPE_SEQUENCE: {
+		const struct ctf_type *et =
+			t->kind == CTF_TYPE_ARRAY ? t->array.elem : t->sequence.elem;
+
+		for (uint64_t i = 0; i < v->count; i++, c += c->nsub + 1) {
+			/* Element fields are made as lengths first reach them. */
+			r = i < UINT32_MAX ? node_kid(pool, node, (uint32_t)i, et, &kid) : -ENOMEM;
+			if (r == 0)
+				r = stale_walk(pool, obj, kid, et, c);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	case CTF_TYPE_VARIANT: {
+		const struct ctf_type *ot = t->variant.options[v->option].type;
+
+		r = node_kid(pool, node, v->option, ot, &kid);
+		return r < 0 ? r : stale_walk(pool, obj, kid, ot, c);
+	}
+	default:
+		return 0;
+	}
+}
+
 /*
  * Give the event the recycled object babeltrace2 would, and show an empty
  * text field as that object's stale text (see struct ctf_ec_pool).
@@ -638,6 +835,24 @@ static int recycle_object(struct ctf_stream *s, const struct ctf_ec_dec *ecd, st
 	}
 	slot->pool = pool;
 	slot->obj = obj;
+	if (pool->nested) {
+		const struct ctf_type *roots[3] = { scd->sc->event_context, ecd->ec->context,
+						    ecd->ec->payload };
+		static const uint8_t scopes[3] = { CTF_SCOPE_STREAM_EVENT_CONTEXT,
+						   CTF_SCOPE_EVENT_CONTEXT,
+						   CTF_SCOPE_EVENT_PAYLOAD };
+
+		for (uint32_t i = 0; i < 3; i++) {
+			struct ctf_value *root = (struct ctf_value *)slot->ev.scope[scopes[i]];
+
+			if (root && roots[i]) {
+				r = stale_walk(pool, obj, i, roots[i], root);
+				if (r < 0)
+					return r;
+			}
+		}
+		return 0;
+	}
 	st = &pool->objs[(size_t)obj * pool->n_slots];
 	for (uint32_t i = 0; i < pool->n_slots; i++) {
 		struct ctf_value *root = (struct ctf_value *)slot->ev.scope[pool->slot_scope[i]];
@@ -652,18 +867,9 @@ static int recycle_object(struct ctf_stream *s, const struct ctf_ec_dec *ecd, st
 			for (uint32_t k = 0; k < pool->slot_member[i]; k++)
 				v += v->nsub + 1;
 		}
-		if (v->str.len) {
-			st[i].ptr = v->str.ptr;
-			st[i].len = v->str.len;
-			st[i].set = true;
-			st[i].owned = false;
-		} else if (st[i].set) {
-			/* This event may outlive the buffer: it can be another stream's. */
-			if (!st[i].owned && stale_own(&st[i]) < 0)
-				return -ENOMEM;
-			v->str.ptr = st[i].ptr;
-			v->str.len = st[i].len;
-		}
+		r = stale_apply(&st[i], v);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

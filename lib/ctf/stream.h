@@ -37,8 +37,10 @@ struct ctf_stream_file {
  * (strata_ctf_reader_options.bt_stale_strings; else rt->pools is NULL and
  * no event holds an object): which one each event gets follows
  * babeltrace2's message batching (15 messages per upstream refill and per
- * muxer call) and its LIFO pools. Only top-level members of the stream
- * event context, event context and payload are modeled.
+ * muxer call) and its LIFO pools. Every text field of the stream event
+ * context, event context and payload is modeled: top-level members by
+ * their value offsets, deeper ones (in structs, arrays, sequences and
+ * variant options) by walking the values (struct ctf_stale_node).
  */
 struct ctf_stale {
 	const char *ptr; /* into a packet buffer, or own when owned */
@@ -49,12 +51,31 @@ struct ctf_stale {
 	char *own; /* the pool's copy, made when the packet buffer is reused */
 };
 
+/*
+ * Where a text field sits in an event object, for the classes with text
+ * below the top level of a scope (struct ctf_ec_pool.nested): one node per
+ * struct member, array or sequence element and variant option reached so
+ * far, in babeltrace2's object tree. An object keeps its sequences'
+ * element fields once created and every variant option's field, so a path
+ * names the same field object from one event to the next.
+ */
+struct ctf_stale_node {
+	uint32_t slot; /* text field: its slot, else UINT32_MAX */
+	bool no_text; /* nothing below holds text: not walked */
+	uint32_t n_kids;
+	uint32_t *kids; /* per member/element/option: node index + 1, 0 if not reached */
+};
+
 struct ctf_ec_pool {
 	bool init;
 	uint32_t n_slots;
 	uint8_t *slot_scope;
 	uint32_t *slot_member;
 	uint32_t *slot_off; /* value index from the scope root, or CTF_DEC_NO_OFF */
+	/* Text below a top level: slots come from nodes[0..2], the scope roots. */
+	bool nested;
+	struct ctf_stale_node *nodes;
+	uint32_t n_nodes, cap_nodes;
 	struct ctf_stale *objs; /* n_objs * n_slots */
 	uint32_t n_objs, cap_objs;
 	uint32_t *free; /* LIFO of recycled objects */

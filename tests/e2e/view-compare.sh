@@ -55,7 +55,7 @@ gen-b)
 	;;
 gen-c)
 	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc gen/lttng-quirks
-		gen/stale-strings)
+		gen/stale-strings gen/stale-nested)
 	multi=()
 	;;
 gen-d)

@@ -670,6 +670,79 @@ def trace_stale_strings():
 
 
 # ---------------------------------------------------------------------------
+# stale-nested: empty text below the top level of a scope (in structs,
+# static arrays, sequences whose length goes up and down, variant options
+# and text arrays inside structs), which babeltrace2 2.0.4 also prints as
+# the recycled object's stale text, per field object: a sequence keeps the
+# element fields it once had, a variant keeps every option's field.
+
+def trace_stale_nested():
+    clk = Clock('monotonic', freq=1000000000, offset_s=1700000000,
+                uuid='aaaaaaaa-0000-4000-8000-00000000000a')
+    t = Trace(fresh(os.path.join(GEN, 'stale-nested')), 'be',
+              uuid='99999999-7777-4888-8999-aaaaaaaaaa0a',
+              env={'hostname': 'nested', 'domain': 'ust', 'tracer_name': 'ctfgen'},
+              clocks=[clk], packet_header_type=packet_header())
+    sc = t.stream_class(0, packet_context=lttng_like_packet_context(),
+                        event_header=compact_header(),
+                        event_context=Struct([('_ctx', Struct([('_who', String()),
+                                                               ('_k', U8)]))]))
+    sel = Enum(U8, [('S', 0), ('T', 1), ('N', 2)])
+    a = t.event_class('nest:a', 0, sc, fields=Struct([
+        ('_in', Struct([('_s', String()), ('_n', U16),
+                        ('_t', Array(UTF8_CHAR, 4))])),
+        ('_arr', Array(String(), 2)),
+        ('_len', U8), ('_seq', Sequence(String(), '_len')),
+        ('_sel', sel),
+        ('_v', Variant('_sel', [('S', String()),
+                                ('T', Struct([('_x', String()), ('_y', U8)])),
+                                ('N', U32)])),
+        ('_top', String())]))
+    b = t.event_class('nest:b', 1, sc, fields=Struct([
+        ('_pairs_len', U8),
+        ('_pairs', Sequence(Struct([('_key', String()), ('_val', S32)]), '_pairs_len'))]))
+    t.write_metadata(packetized=True)
+
+    def text(tag, *ks):
+        h = 0
+        for k in ks:
+            h = (h * 31 + k + 7) % 1009
+        if h % 3:
+            return ''
+        return '%s%d' % (tag, h) + '.' * (h % 9)
+
+    for k in range(3):
+        s = t.stream('chan_%d' % k, sc, k, header_kind='compact', packet_align=64)
+        for p in range(25):
+            begin = 5000000 + p * 1000 + k * 5
+            evs = []
+            for i in range(1 + (p * 3 + k) % 4):
+                ts = begin + 10 + i * 200 + k
+                sec = {'_ctx': {'_who': text('w', k, p, i), '_k': k}}
+                if (p + i + k) % 3:
+                    n = (p * 7 + i * 5 + k) % 4
+                    selv = (p + i * 2 + k) % 3
+                    v = (text('v', k, p, i) if selv == 0 else
+                         {'_x': text('x', k, p, i, 1), '_y': i} if selv == 1 else p)
+                    evs.append(Event(a, ts, sec=sec, fields={
+                        '_in': {'_s': text('s', k, p, i), '_n': p,
+                                '_t': (text('t', k, p, i, 2).encode() + b'\0' * 4)[:4]},
+                        '_arr': [text('a', k, p, i, j) for j in range(2)],
+                        '_len': n, '_seq': [text('q', k, p, i, j) for j in range(n)],
+                        '_sel': selv, '_v': ('STN'[selv], v),
+                        '_top': text('o', k, p, i)}))
+                else:
+                    n = (p + i + k) % 3
+                    evs.append(Event(b, ts, sec=sec, fields={
+                        '_pairs_len': n,
+                        '_pairs': [{'_key': text('k', k, p, i, j), '_val': j - p}
+                                   for j in range(n)]}))
+            s.packet({'timestamp_begin': begin, 'timestamp_end': begin + 900,
+                      'packet_seq_num': p, 'events_discarded': 0, 'cpu_id': k}, evs)
+        s.close()
+
+
+# ---------------------------------------------------------------------------
 # nohost: a non-LTTng env without hostname (procname and vpid only), plus an
 # empty stream file and a hidden file, both ignored.
 
@@ -834,6 +907,7 @@ def main():
     trace_nohost()
     trace_lttng_quirks()
     trace_stale_strings()
+    trace_stale_nested()
     bad_traces()
 
 
