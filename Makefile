@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 TSAN_BUILD ?= build-tsan
 MESON ?= meson
 
-.PHONY: all deps check test demo install fuzz tsan bench format clean
+.PHONY: all deps check test demo install fuzz tsan view-random bench format clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -45,6 +45,13 @@ fuzz:
 tsan:
 	tests/stress/tsan.sh
 	tests/stress/tsan-sessiond.sh $(TSAN_BUILD)
+
+# strata view against babeltrace2 on SEEDS random traces from FIRST_SEED
+# (make check runs seeds 1-40).
+SEEDS ?= 2000
+FIRST_SEED ?= 41
+view-random: all
+	tests/e2e/view-random.sh $(BUILD)/src/cli/strata $(FIRST_SEED) $(SEEDS)
 
 bench: all
 	bench/run-all $(BUILD)
