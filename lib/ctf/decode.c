@@ -55,8 +55,11 @@ void ctf_clock_apply_offset(struct ctf_clock_class *cc, int64_t offset_s, int64_
 		offset_s += extra_s;
 	}
 	s += offset_s;
-	cycles =
-		cc->offset_cycles + (uint64_t)((u128)ns_to_apply * cc->freq / UINT64_C(1000000000));
+	/* babeltrace2's cycles_from_ns(): in double precision, truncated. */
+	cycles = cc->offset_cycles +
+		 (cc->freq == UINT64_C(1000000000) ?
+			  ns_to_apply :
+			  (uint64_t)(((double)ns_to_apply * (double)cc->freq) / 1e9));
 	if (cc->freq && cycles >= cc->freq) {
 		s += (int64_t)(cycles / cc->freq);
 		cycles %= cc->freq;

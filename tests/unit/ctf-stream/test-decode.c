@@ -800,6 +800,17 @@ static void test_clock_conversion(void **state)
 	/* 9.999999999 + 3.500000001 */
 	assert_int_equal(tc->clocks[0].offset_s, 13);
 	assert_int_equal(tc->clocks[0].offset_cycles, 500000000);
+	/*
+	 * Nanoseconds become cycles in double precision, as babeltrace2's
+	 * cycles_from_ns(): 999999999 ns at 1000000007 Hz are 1000000005.99...
+	 * cycles exactly, 1000000006 in doubles (found by view-random).
+	 */
+	tc->clocks[0].freq = 1000000007;
+	tc->clocks[0].offset_s = 0;
+	tc->clocks[0].offset_cycles = 0;
+	ctf_clock_apply_offset(&tc->clocks[0], 0, 999999999);
+	assert_int_equal(tc->clocks[0].offset_s, 0);
+	assert_int_equal(tc->clocks[0].offset_cycles, 1000000006);
 	pool_free();
 }
 
