@@ -2,9 +2,11 @@
 # Compares `strata view` with babeltrace2 2.0.4 on random traces that no
 # one wrote the reader against: tests/gen/randtrace.py SEED writes one
 # valid CTF 1.8 trace per seed (random types, nesting, byte orders, clocks,
-# headers, values, empty strings, discarded events and packets). stdout and
-# stderr are compared separately; a failing seed is printed with the
-# command that rebuilds its trace.
+# headers, values, empty strings, discarded events and packets) and prints
+# random view options for it (clock formats, names and fields, clock
+# offsets, time ranges); the time zone is UTC, America/Montreal or
+# Asia/Kolkata by seed. stdout and stderr are compared separately; a
+# failing seed is printed with its options and time zone.
 #
 #   view-random.sh STRATA_BINARY [FIRST_SEED [COUNT]]
 #
@@ -22,24 +24,28 @@ if ! command -v python3 >/dev/null 2>&1; then
 	exit 77
 fi
 
+zones=(UTC America/Montreal Asia/Kolkata)
 for ((seed = first; seed < first + count; seed++)); do
 	trace=$work/t$seed
-	if ! python3 "$gen" "$seed" "$trace" 2>"$work/gen.err"; then
+	if ! opts=$(python3 "$gen" "$seed" "$trace" 2>"$work/gen.err"); then
 		echo "FAIL: seed $seed: the generator failed: $(tail -n 1 "$work/gen.err")"
 		fail=$((fail + 1))
 		continue
 	fi
-	babeltrace2 "$trace" >"$work/bt.out" 2>"$work/bt.err"
+	export TZ=${zones[seed % 3]}
+	# shellcheck disable=SC2086 # the options are words without blanks
+	babeltrace2 $opts "$trace" >"$work/bt.out" 2>"$work/bt.err"
 	brc=$?
-	"$strata" view "$trace" >"$work/st.out" 2>"$work/st.err"
+	# shellcheck disable=SC2086
+	"$strata" view $opts "$trace" >"$work/st.out" 2>"$work/st.err"
 	rc=$?
 	if [ "$brc" != 0 ]; then
 		# The generator must stay within what babeltrace2 reads.
-		echo "FAIL: seed $seed: babeltrace2 exits $brc: $(grep -m 1 -E ' E |Assertion' "$work/bt.err" | cut -c 1-200)"
+		echo "FAIL: seed $seed: babeltrace2 $opts exits $brc: $(grep -m 1 -E ' E |Assertion' "$work/bt.err" | cut -c 1-200)"
 		fail=$((fail + 1))
 	elif [ "$rc" != 0 ] || ! cmp -s "$work/bt.out" "$work/st.out" ||
 		! cmp -s "$work/bt.err" "$work/st.err"; then
-		echo "FAIL: seed $seed (strata exits $rc; rebuild: tests/gen/randtrace.py $seed DIR)"
+		echo "FAIL: seed $seed, TZ=$TZ, options '$opts' (strata exits $rc; rebuild: tests/gen/randtrace.py $seed DIR)"
 		diff "$work/bt.out" "$work/st.out" | head -n 4
 		diff "$work/bt.err" "$work/st.err" | head -n 4
 		fail=$((fail + 1))

@@ -13,7 +13,8 @@ encoding), enums (values, ranges, overlapping labels, unmapped values),
 floats (including nan, infinities, -0 and subnormals), strings with any
 bytes but NUL, static arrays, sequences, text arrays and sequences (NULs
 included), nested structs and variants, several streams with ties in time,
-discarded events and packets, plain or packetized metadata.
+discarded events and packets, plain or packetized metadata. It prints the
+view options to use with it (view_options()).
 
 Left out, because babeltrace2 2.0.4 refuses or aborts on them: byte order
 changes inside a byte, sequences and variants inside arrays, variant
@@ -334,6 +335,7 @@ def main():
 
     # Clock values stay convertible to int64 nanoseconds from the origin.
     slow = freq < 1000000
+    times = []
     base = r.choice([0, 1000, 1 << 31, (1 << 40) + 12345]) if not slow else r.randint(0, 10000)
     steps = [0, 0, 1, 7, 100, 5000, 1 << 26, 1 << 28] if not slow else [0, 0, 1, 2, 7, 100]
     for s, sc, ecs in streams:
@@ -345,6 +347,7 @@ def main():
             events = []
             for _ in range(r.randint(0, 15)):
                 ts += r.choice(steps + [r.randint(0, 1 << 33 if not slow else 1000)])
+                times.append(ts)
                 ec = r.choice(ecs)
                 ev = Event(ec, ts=ts, fields=g.struct_value(ec.fields),
                            context=g.struct_value(ec.context) if ec.context else None,
@@ -358,6 +361,57 @@ def main():
             seq += r.choice([1, 1, 1, 2, 3])
             ts += r.choice([0, 10, 1 << 20 if not slow else 50])
         s.close()
+    print(' '.join(view_options(seed, clk, sorted(times))))
+
+
+def view_options(seed, clk, times):
+    """babeltrace2 options for viewing the trace, drawn apart from it (the
+    trace of a seed stays the same): clock formats, names and fields, clock
+    offsets, and a time range around the trace's own event times."""
+    r = random.Random(seed * 7919 + 1)
+    opts = []
+    for o in ('--clock-seconds', '--clock-cycles', '--clock-date', '--clock-gmt', '--no-delta'):
+        if r.random() < 0.2:
+            opts.append(o)
+    if r.random() < 0.3:
+        # babeltrace2 refuses `all` with `none`.
+        names = r.sample(['payload', 'context', 'scope', 'header', 'all', 'none', 'args', 'ctx'],
+                         r.randint(1, 2))
+        if 'all' in names and 'none' in names:
+            names.remove('none')
+        opts.append('-n' + ','.join(names))
+    if r.random() < 0.3:
+        opts.append('-f' + ','.join(r.sample(['trace', 'trace:hostname', 'trace:domain',
+                                             'trace:procname', 'trace:vpid', 'loglevel', 'emf',
+                                             'callsite', 'all'], r.randint(1, 3))))
+    shift = 0
+    if r.random() < 0.1:
+        shift += r.choice([-3, 1, 86400]) * 1000000000
+        opts.append('--clock-offset=%d' % (shift // 1000000000))
+    if r.random() < 0.1:
+        ns_shift = r.choice([-1, 999999999, 12345])
+        shift += ns_shift
+        opts.append('--clock-offset-ns=%d' % ns_shift)
+    if times and r.random() < 0.3:
+        freq = clk.freq or 1000000000
+        origin = (clk.offset_s or 0) * 1000000000 + shift
+
+        def ns(cycles):
+            return origin + ((clk.offset or 0) + cycles) * 1000000000 // freq
+
+        def bound():
+            # babeltrace2's trimmer fails on a bound before the clock's origin.
+            v = max(ns(r.choice(times)) + r.choice([0, 0, -1, 1, -1000, 5000]), origin, 0)
+            return '%d.%09d' % (v // 1000000000, v % 1000000000)
+
+        b, e = sorted([bound(), bound()], key=lambda x: (int(x.split('.')[0]),
+                                                           int(x.split('.')[1])))
+        which = r.choice(['b', 'e', 'be'])
+        if 'b' in which:
+            opts.append('--begin=' + b)
+        if 'e' in which:
+            opts.append('--end=' + e)
+    return opts
 
 
 if __name__ == '__main__':
