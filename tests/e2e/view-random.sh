@@ -5,8 +5,11 @@
 # headers, values, empty strings, discarded events and packets) and prints
 # random view options for it (clock formats, names and fields, clock
 # offsets, time ranges); the time zone is UTC, America/Montreal or
-# Asia/Kolkata by seed. stdout and stderr are compared separately; a
-# failing seed is printed with its options and time zone.
+# Asia/Kolkata by seed. One seed in four views two traces at once (the
+# seed's and seed + 1000000's, under one directory) with
+# --clock-force-correlate, so that their events merge. stdout and stderr
+# are compared separately; a failing seed is printed with its options and
+# time zone.
 #
 #   view-random.sh STRATA_BINARY [FIRST_SEED [COUNT]]
 #
@@ -27,7 +30,14 @@ fi
 zones=(UTC America/Montreal Asia/Kolkata)
 for ((seed = first; seed < first + count; seed++)); do
 	trace=$work/t$seed
-	if ! opts=$(python3 "$gen" "$seed" "$trace" 2>"$work/gen.err"); then
+	if ((seed % 4)); then
+		opts=$(python3 "$gen" "$seed" "$trace" 2>"$work/gen.err")
+	else
+		opts="--clock-force-correlate $(python3 "$gen" "$seed" "$trace/a" 2>"$work/gen.err" &&
+			python3 "$gen" $((seed + 1000000)) "$trace/b" 2>>"$work/gen.err" >/dev/null)"
+	fi
+	# shellcheck disable=SC2181 # the generator's status, through the command substitution
+	if [ $? != 0 ]; then
 		echo "FAIL: seed $seed: the generator failed: $(tail -n 1 "$work/gen.err")"
 		fail=$((fail + 1))
 		continue
