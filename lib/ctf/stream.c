@@ -548,11 +548,22 @@ static int node_kid(struct ctf_ec_pool *pool, uint32_t node, uint32_t k, const s
 	return 0;
 }
 
-/* Every object gets n slots (a new path was reached): the new ones unset. */
-static int pool_grow_slots(struct ctf_ec_pool *pool, uint32_t n)
+/*
+ * Room for one more slot in every object (a new path was reached), the
+ * new ones unset. Doubling: a sequence of thousands of strings reaches as
+ * many new paths in one event.
+ */
+static int pool_grow_slots(struct ctf_ec_pool *pool)
 {
 	struct ctf_stale *objs = NULL;
 	size_t cap = pool->cap_objs ? pool->cap_objs : 1;
+	uint32_t n;
+
+	if (pool->n_used < pool->n_slots)
+		return 0;
+	if (pool->n_slots > UINT32_MAX / 2)
+		return -ENOMEM;
+	n = pool->n_slots ? pool->n_slots * 2 : 4;
 
 	if (pool->n_objs) {
 		objs = calloc(cap * n, sizeof(*objs));
@@ -752,10 +763,10 @@ static int stale_walk(struct ctf_ec_pool *pool, uint32_t obj, uint32_t node,
 	if (is_text(t)) {
 		slot = pool->nodes[node].slot;
 		if (slot == UINT32_MAX) {
-			slot = pool->n_slots;
-			r = pool_grow_slots(pool, slot + 1);
+			r = pool_grow_slots(pool);
 			if (r < 0)
 				return r;
+			slot = pool->n_used++;
 			pool->nodes[node].slot = slot;
 		}
 		return stale_apply(&pool->objs[(size_t)obj * pool->n_slots + slot], v);

@@ -72,8 +72,13 @@ struct ctf_ec_pool {
 	uint8_t *slot_scope;
 	uint32_t *slot_member;
 	uint32_t *slot_off; /* value index from the scope root, or CTF_DEC_NO_OFF */
-	/* Text below a top level: slots come from nodes[0..2], the scope roots. */
+	/*
+	 * Text below a top level: slots come from nodes[0..2], the scope
+	 * roots, n_used of them so far; n_slots is then the room each object
+	 * has, grown by doubling (the slots past n_used are unset).
+	 */
 	bool nested;
+	uint32_t n_used;
 	struct ctf_stale_node *nodes;
 	uint32_t n_nodes, cap_nodes;
 	struct ctf_stale *objs; /* n_objs * n_slots */
