@@ -280,6 +280,9 @@ struct strata_ctf_pretty *ctf_pretty_clone(const struct strata_ctf_pretty *p);
 void ctf_pretty_format(struct strata_ctf_pretty *p, const struct strata_ctf_event *ev);
 /* Exchanges the pending lines with the content of b. */
 void ctf_pretty_swap_line(struct strata_ctf_pretty *p, struct ctf_pbuf *b);
+
+/* Bytes formatted and not yet taken. */
+size_t ctf_pretty_line_len(const struct strata_ctf_pretty *p);
 /* Writes the pending lines, then text (emptied), to p's output. Returns 0 or -errno. */
 int ctf_pretty_write(struct strata_ctf_pretty *p, struct ctf_pbuf *text);
 

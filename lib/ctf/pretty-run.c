@@ -60,6 +60,12 @@
 #include "common/common.h"
 
 #define RUN_BATCH 2048 /* messages per batch */
+/*
+ * Bytes a batch may hold (values, words, copied text, formatted lines)
+ * before it ends early: with events of thousands of fields, 2048 of them
+ * in each of RUN_NBATCH batches would take gigabytes, all first-touched.
+ */
+#define RUN_BATCH_BYTES (4u << 20)
 #define RUN_NBATCH 8
 
 /* The scopes sink.text.pretty prints; the others are not copied. */
@@ -572,6 +578,17 @@ static bool needs_main_printer(struct run *r, const struct strata_ctf_msg *msg)
 	return r->negative_seen;
 }
 
+/* What batch b holds so far, in bytes. */
+static size_t batch_bytes(struct run *r, const struct run_batch *b)
+{
+	size_t n = b->n_vals * sizeof(*b->vals) + b->n_words * sizeof(*b->words);
+
+	/* A few chunks at most: the walk is cheaper than counting every copy. */
+	for (const struct run_chunk *c = b->chunks; c; c = c->next)
+		n += c->used;
+	return n + (b->formatted ? ctf_pretty_line_len(r->fmt) : 0);
+}
+
 /*
  * Fills one batch, formatting its events on this thread when self is set;
  * returns false when the producer must stop after it.
@@ -586,7 +603,8 @@ static bool fill_batch(struct run *r, struct run_batch *b, bool self)
 	b->formatted = self;
 	if (self)
 		ctf_pretty_set_times(r->fmt, &r->times);
-	while (b->n < r->batch) {
+	/* Checked every 16 messages, to keep it off the per-message path. */
+	while (b->n < r->batch && ((b->n & 15) || batch_bytes(r, b) < RUN_BATCH_BYTES)) {
 		struct run_msg *m = &b->msgs[b->n];
 		struct strata_ctf_msg msg;
 		int ret = 0;

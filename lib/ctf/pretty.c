@@ -1252,6 +1252,11 @@ void ctf_pretty_set_times(struct strata_ctf_pretty *p, const struct ctf_pretty_t
 	p->times = *t;
 }
 
+size_t ctf_pretty_line_len(const struct strata_ctf_pretty *p)
+{
+	return p->line.len;
+}
+
 void ctf_pretty_swap_line(struct strata_ctf_pretty *p, struct ctf_pbuf *b)
 {
 	struct ctf_pbuf tmp = p->line;
