@@ -176,7 +176,7 @@ unsigned strata_ctf_reader_trace_count(const struct strata_ctf_reader *reader);
  * when the text parses as the reader parses it; 1 and *ret_text when it
  * was read but does not parse, *ret_errmsg saying why; or
  * -STRATA_ENOTRACE, -STRATA_EMETADATA (unreadable packets, no signature),
- * -EINVAL (several traces below path) or -errno, with *ret_errmsg. The
+ * -ENOTUNIQ (several traces below path) or -errno, with *ret_errmsg. The
  * message is malloc'd (NULL when memory ran out; ret_errmsg may be NULL).
  */
 int strata_ctf_metadata_text(const char *path, char **ret_text, char **ret_errmsg);

@@ -210,7 +210,7 @@ int strata_ctf_metadata_text(const char *path, char **ret_text, char **ret_errms
 			goto out;
 		}
 		if (n_found > 1) {
-			ret = -EINVAL;
+			ret = -ENOTUNIQ;
 			snprintf(err, sizeof(err),
 				 "'%.300s' holds %zu traces: give one trace directory, such as "
 				 "'%.300s'",

@@ -632,12 +632,18 @@ static int print_metadata(const struct view_args *a)
 		return CLI_EXIT_USAGE;
 	}
 	ret = strata_ctf_metadata_text(a->paths[0], &text, &errmsg);
-	if (ret == -EINVAL) {
+	if (ret == -ENOTUNIQ) {
 		cli_error("%s", errmsg ? errmsg : strata_strerror(ret));
 		return CLI_EXIT_USAGE;
 	}
-	if (ret < 0)
+	if (ret == -STRATA_ENOTRACE || ret == -STRATA_EMETADATA || ret == -STRATA_EUNSUPPORTED ||
+	    ret == -ENOMEM)
 		return open_error(a, ret, errmsg);
+	if (ret < 0) {
+		/* A file that cannot be read (not a regular file, no permission). */
+		cli_error("Cannot read the metadata: %s", errmsg ? errmsg : strata_strerror(ret));
+		return CLI_EXIT_NOTRACE;
+	}
 	if (a->output) {
 		out = fopen(a->output, "we");
 		if (!out) {

@@ -101,6 +101,8 @@ check fails 1 'give one path, not 2' -o ctf-metadata "$one" "$one"
 check fails 2 "$work/none" -o ctf-metadata "$work/none"
 check fails 2 'No trace' -o ctf-metadata "$work"
 check fails 3 'signature' -o ctf-metadata bad/no-signature
+mkdir -p "$work/dirmeta/metadata"
+check fails 2 'Failed to read metadata' -o ctf-metadata "$work/dirmeta"
 check fails 4 'No space left' -o ctf-metadata -w /dev/full "$one"
 check fails 4 "$work/no/dir" -o ctf-metadata -w "$work/no/dir/x.txt" "$one"
 check fails 1 "Invalid --output-format 'ctf'" -o ctf -w "$work/out" "$one"

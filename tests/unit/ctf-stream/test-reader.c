@@ -511,7 +511,7 @@ static void test_metadata_text(void **state)
 
 	assert_int_equal(
 		strata_ctf_metadata_text(trace_path("lttng", buf, sizeof(buf)), &text, &err),
-		-EINVAL);
+		-ENOTUNIQ);
 	assert_null(text);
 	assert_non_null(strstr(err, "traces: give one trace directory"));
 	free(err);
