@@ -555,7 +555,7 @@ static int node_kid(struct ctf_ec_pool *pool, uint32_t node, uint32_t k, const s
  */
 static int pool_grow_slots(struct ctf_ec_pool *pool)
 {
-	struct ctf_stale *objs = NULL;
+	struct ctf_stale *objs;
 	size_t cap = pool->cap_objs ? pool->cap_objs : 1;
 	uint32_t n;
 
@@ -564,34 +564,38 @@ static int pool_grow_slots(struct ctf_ec_pool *pool)
 	if (pool->n_slots > UINT32_MAX / 2)
 		return -ENOMEM;
 	n = pool->n_slots ? pool->n_slots * 2 : 4;
-
-	if (pool->n_objs) {
-		objs = calloc(cap * n, sizeof(*objs));
-		if (!objs)
-			return -ENOMEM;
-		for (size_t o = 0; o < pool->n_objs; o++)
-			memcpy(&objs[o * n], &pool->objs[o * pool->n_slots],
-			       pool->n_slots * sizeof(*objs));
-		free(pool->objs);
-		pool->objs = objs;
-	} else {
-		/* grow_arr() sizes by the slot count: start again from none. */
-		free(pool->objs);
-		pool->objs = NULL;
-		pool->cap_objs = 0;
-	}
+	/* cap_objs objects of n slots: grow_arr() counts objects at this size. */
+	objs = calloc(cap * n, sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	for (size_t o = 0; o < pool->n_objs; o++)
+		memcpy(&objs[o * n], &pool->objs[o * pool->n_slots], pool->n_slots * sizeof(*objs));
+	free(pool->objs);
+	pool->objs = objs;
 	pool->n_slots = n;
 	return 0;
+}
+
+/* The scopes an event object carries, and their types for sc and ec. */
+static const uint8_t object_scopes[3] = { CTF_SCOPE_STREAM_EVENT_CONTEXT, CTF_SCOPE_EVENT_CONTEXT,
+					  CTF_SCOPE_EVENT_PAYLOAD };
+
+static void object_roots(const struct ctf_stream_class *sc, const struct ctf_event_class *ec,
+			 const struct ctf_type *roots[3])
+{
+	roots[0] = sc->event_context;
+	roots[1] = ec->context;
+	roots[2] = ec->payload;
 }
 
 /* Top-level text members of the scopes an event object carries. */
 static int pool_init(struct ctf_ec_pool *pool, const struct ctf_stream_class *sc,
 		     const struct ctf_event_class *ec)
 {
-	const struct ctf_type *roots[3] = { sc->event_context, ec->context, ec->payload };
-	static const uint8_t scopes[3] = { CTF_SCOPE_STREAM_EVENT_CONTEXT, CTF_SCOPE_EVENT_CONTEXT,
-					   CTF_SCOPE_EVENT_PAYLOAD };
+	const struct ctf_type *roots[3];
 	uint32_t n = 0;
+
+	object_roots(sc, ec, roots);
 
 	for (int i = 0; i < 3; i++) {
 		const struct ctf_type *t = roots[i];
@@ -622,7 +626,7 @@ static int pool_init(struct ctf_ec_pool *pool, const struct ctf_stream_class *sc
 				if (!is_text(t->structure.fields[m].type))
 					continue;
 				if (pass == 1) {
-					pool->slot_scope[n] = scopes[i];
+					pool->slot_scope[n] = object_scopes[i];
 					pool->slot_member[n] = (uint32_t)m;
 					pool->slot_off[n] = ctf_dec_member_offset(t, (uint32_t)m);
 				}
@@ -847,14 +851,11 @@ static int recycle_object(struct ctf_stream *s, const struct ctf_ec_dec *ecd, st
 	slot->pool = pool;
 	slot->obj = obj;
 	if (pool->nested) {
-		const struct ctf_type *roots[3] = { scd->sc->event_context, ecd->ec->context,
-						    ecd->ec->payload };
-		static const uint8_t scopes[3] = { CTF_SCOPE_STREAM_EVENT_CONTEXT,
-						   CTF_SCOPE_EVENT_CONTEXT,
-						   CTF_SCOPE_EVENT_PAYLOAD };
+		const struct ctf_type *roots[3];
 
+		object_roots(scd->sc, ecd->ec, roots);
 		for (uint32_t i = 0; i < 3; i++) {
-			struct ctf_value *root = (struct ctf_value *)slot->ev.scope[scopes[i]];
+			struct ctf_value *root = (struct ctf_value *)slot->ev.scope[object_scopes[i]];
 
 			if (root && roots[i]) {
 				r = stale_walk(pool, obj, i, roots[i], root);
