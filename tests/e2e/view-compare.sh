@@ -14,19 +14,10 @@ set -u
 
 strata=${1:?usage: view-compare.sh STRATA_BINARY GROUP}
 group=${2:?usage: view-compare.sh STRATA_BINARY GROUP}
-here=$(cd "$(dirname "$0")" && pwd)
-traces=$(cd "$here/../traces" && pwd)
-
-if ! command -v babeltrace2 >/dev/null 2>&1; then
-	echo "SKIP: babeltrace2 is not installed (apt-get install babeltrace2)"
-	exit 77
-fi
-if [ ! -x "$strata" ]; then
-	echo "FAIL: strata binary '$strata' is not executable"
-	exit 1
-fi
-# Absolute, since the comparisons run from other directories.
-strata=$(cd "$(dirname "$strata")" && pwd)/$(basename "$strata")
+name=view-compare
+# $strata comes back absolute: the comparisons run from other directories.
+source "$(dirname "$0")/view-lib.sh"
+traces=$PWD
 
 # A trace marked "+" gets every option set; the others get the short list
 # (enough for their own features, and it keeps `make check` fast).
@@ -126,11 +117,6 @@ tz_sets=(
 	'Asia/Kolkata|--clock-date'
 	'Asia/Kolkata|--clock-gmt'
 )
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/strata-view-compare.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
 
 if [ "$group" = bt2 ]; then
 	for entry in "${list[@]}"; do

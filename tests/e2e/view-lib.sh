@@ -14,7 +14,10 @@ if [ ! -x "$strata" ]; then
 	exit 1
 fi
 strata=$(cd "$(dirname "$strata")" && pwd)/$(basename "$strata")
-work=$(mktemp -d "${TMPDIR:-/tmp}/strata-$name.XXXXXX") || exit 1
+if ! work=$(mktemp -d "${TMPDIR:-/tmp}/strata-$name.XXXXXX"); then
+	echo "FAIL: cannot make a work directory under ${TMPDIR:-/tmp}"
+	exit 1
+fi
 trap 'rm -rf "$work"' EXIT
 cd "$(dirname "${BASH_SOURCE[0]}")/../traces" || exit 1
 export TZ=UTC

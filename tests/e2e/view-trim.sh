@@ -31,26 +31,11 @@ if [ "${1:-}" = -v ]; then
 	shift
 fi
 strata=${1:?usage: view-trim.sh [-v] STRATA_BINARY}
-here=$(cd "$(dirname "$0")" && pwd)
-traces=$(cd "$here/../traces" && pwd)
-
-if ! command -v babeltrace2 >/dev/null 2>&1; then
-	echo "SKIP: babeltrace2 is not installed (apt-get install babeltrace2)"
-	exit 77
-fi
-if [ ! -x "$strata" ]; then
-	echo "FAIL: strata binary '$strata' is not executable"
-	exit 1
-fi
-strata=$(cd "$(dirname "$strata")" && pwd)/$(basename "$strata")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/strata-view-trim.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-# Both tools run from here with relative trace paths (the paths they print
-# in warnings come from the argument).
-cd "$traces" || exit 1
-pass=0
-fail=0
+name=view-trim
+# Both tools run from the traces' directory with relative trace paths (the
+# paths they print in warnings come from the argument).
+source "$(dirname "$0")/view-lib.sh"
+traces=$PWD
 # Per trace: how many of its cases keep no line, every line, or some.
 n_empty=0
 n_full=0
