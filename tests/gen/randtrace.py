@@ -81,7 +81,6 @@ class Gen:
         cont.base = None
         lo, hi = self.int_range(cont)
         maps = []
-        used = set()
         for i in range(r.randint(1, 6)):
             label = r.choice(['A', 'B', 'RUNNING', 'ok', 'x y', 'LABEL_%d' % i, 'é', 'q"t'])
             label += str(i)
@@ -89,11 +88,9 @@ class Gen:
                 a = r.randint(lo, hi)
                 b = r.randint(a, min(hi, a + r.randint(0, 100)))
                 maps.append((label, (a, b)))
-                used.update({a, b})
             else:
                 v = r.randint(lo, hi)
                 maps.append((label, v))
-                used.add(v)
         return Enum(cont, maps)
 
     def float_type(self):
@@ -109,7 +106,6 @@ class Gen:
         and variant options)."""
         r = self.r
         fields = []
-        local = []  # (name, type) declared in this struct, for lengths and tags
         for _ in range(r.randint(0 if depth else 1, 6)):
             n = self.name()
             kind = r.choices(['int', 'enum', 'float', 'string', 'array', 'seq', 'text',
@@ -134,13 +130,11 @@ class Gen:
                     ln = self.name()
                     lt = uint(r.choice([8, 16, 32]), align=8)
                     fields.append((ln, lt))
-                    local.append((ln, lt))
                     t = Sequence(self.int_type(text=True), ln)
             elif kind == 'seq':
                 ln = self.name()
                 lt = uint(r.choice([8, 16, 32, 5]), align=r.choice([8, 1]))
                 fields.append((ln, lt))
-                local.append((ln, lt))
                 t = Sequence(self.elem_type(depth), ln)
             elif kind == 'struct':
                 t = self.struct_type(depth + 1, simple)
@@ -151,13 +145,11 @@ class Gen:
                 tag = Enum(uint(r.choice([8, 16, 3]), align=r.choice([8, 1])),
                            [(o, i) for i, (o, _) in enumerate(options)])
                 fields.append((tag_n, tag))
-                local.append((tag_n, tag))
                 opts = []
                 for o, _ in options:
                     opts.append((o, self.any_type(depth + 1)))
                 t = Variant(tag_n, opts)
             fields.append((n, t))
-            local.append((n, t))
         return Struct(fields, align=r.choice([None] * 6 + [8, 16, 32, 64]))
 
     def elem_type(self, depth, kinds=('int', 'int', 'int', 'float', 'string', 'enum',
@@ -277,7 +269,6 @@ class Gen:
                 vals[t.length_path] = r.randint(1 if os.environ.get('RT_NOEMPTY') else 0,
                                                 min(5, (1 << lt.size) - 1))
             if isinstance(t, Variant):
-                tag = dict(fields)[t.tag]
                 k = r.randrange(len(t.options))
                 vals[t.tag] = k
                 o, ot = t.options[k]
