@@ -155,6 +155,30 @@ void strata_ctf_reader_destroy(struct strata_ctf_reader *reader);
 enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *reader,
 					      struct strata_ctf_msg *msg);
 
+/*
+ * Restrict a reader that has not started to slice k of n of the timeline,
+ * to read a large trace on n threads with one reader each: slice k yields
+ * the events and notices of the whole trace whose times lie between cut k
+ * and cut k+1 (the first slice from the beginning, the last to the end),
+ * each stream starting at its first packet that reaches the slice, and the
+ * n slices one after the other yield what one reader yields, in its order.
+ * The cuts fall on packet beginnings so that each slice has about the same
+ * bytes to decode; every reader of the same traces computes the same ones.
+ * Returns 0 (n = 1: nothing changes); -ENOTSUP when the trace cannot be
+ * read in slices (a stream without a clock or without packet beginning and
+ * end times, end times going back, a time range, bt_stale_strings or
+ * decode_threads set); -EBUSY once reading started; -EINVAL when k >= n;
+ * -ENOMEM; or the error met reading a packet's header or context. On
+ * failure the reader reads the whole trace as before.
+ * While reading, a slice fails with last_code -ENOTSUP when times go back
+ * within a stream or an event lies after its packet's end time: slices
+ * would not then add up to the trace. Read it whole instead.
+ */
+int strata_ctf_reader_slice(struct strata_ctf_reader *reader, unsigned k, unsigned n);
+
+/* Bytes of every stream file of the traces, as found when opening them. */
+uint64_t strata_ctf_reader_stream_bytes(const struct strata_ctf_reader *reader);
+
 /* Borrowed; describes the last error ("" if none). */
 const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *reader);
 

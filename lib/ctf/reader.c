@@ -48,6 +48,9 @@ struct strata_ctf_reader {
 	 */
 	bool trimming, has_begin, has_end, seeking;
 	int64_t begin_ns, end_ns;
+	/* A slice (strata_ctf_reader_slice()): keys in [slice_begin, slice_end). */
+	bool slicing;
+	int64_t slice_begin, slice_end;
 	char err[1024];
 };
 
@@ -774,6 +777,14 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 				snprintf(r->err, sizeof(r->err), "Out of memory");
 			goto fail;
 		}
+		if (unlikely(r->slicing)) {
+			if (r->last_ns >= r->slice_end) {
+				trim_stop(r);
+				return STRATA_CTF_END;
+			}
+			if (r->last_ns < r->slice_begin)
+				continue;
+		}
 		if (unlikely(r->trimming)) {
 			ret = trim_step(r, s, slot, kind, msg);
 			if (ret < 0)
@@ -800,6 +811,122 @@ fail:
 	r->failed = true;
 	r->code = ret;
 	return STRATA_CTF_ERROR;
+}
+
+/* --- slices (stream.h) ----------------------------------------------------- */
+
+struct slice_pkt {
+	int64_t begin_ns;
+	uint64_t bytes;
+};
+
+static int slice_pkt_cmp(const void *a, const void *b)
+{
+	const struct slice_pkt *x = a, *y = b;
+
+	return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
+}
+
+/*
+ * Cut j of n (0 < j < n): the beginning of the first packet, in time order,
+ * with j/n of all packet bytes before it; INT64_MAX when there is none.
+ */
+static int slice_cut(const struct ctf_pkt_index *idx, size_t n_streams, unsigned j, unsigned n,
+		     int64_t *ret)
+{
+	struct slice_pkt *all;
+	size_t n_all = 0, k = 0;
+	uint64_t total = 0, acc = 0, target;
+
+	for (size_t i = 0; i < n_streams; i++)
+		n_all += idx[i].n;
+	all = malloc((n_all ? n_all : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_streams; i++)
+		for (size_t p = 0; p < idx[i].n; p++) {
+			all[k].begin_ns = idx[i].e[p].begin_ns;
+			all[k++].bytes = idx[i].e[p].bytes;
+			total += idx[i].e[p].bytes;
+		}
+	qsort(all, n_all, sizeof(*all), slice_pkt_cmp);
+	target = total / n * j + total % n * j / n; /* no overflow: j < n */
+	*ret = INT64_MAX;
+	for (k = 0; k < n_all; k++) {
+		if (acc >= target) {
+			*ret = all[k].begin_ns;
+			break;
+		}
+		acc += all[k].bytes;
+	}
+	free(all);
+	return 0;
+}
+
+/* The first packet ending at or after ns (end times never go back). */
+static size_t slice_first_packet(const struct ctf_pkt_index *idx, int64_t ns)
+{
+	size_t lo = 0, hi = idx->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx->e[mid].end_ns < ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int strata_ctf_reader_slice(struct strata_ctf_reader *r, unsigned k, unsigned n)
+{
+	struct ctf_pkt_index *idx;
+	int64_t begin = INT64_MIN, end = INT64_MAX;
+	int ret = 0;
+
+	if (n == 0 || k >= n)
+		return -EINVAL;
+	if (r->started || r->slicing)
+		return -EBUSY;
+	if (r->trimming || r->decode_threads > 1)
+		return -ENOTSUP;
+	for (size_t i = 0; i < r->n_traces; i++)
+		if (r->traces[i]->pools)
+			return -ENOTSUP; /* stale strings depend on everything before */
+	if (n == 1)
+		return 0;
+	idx = calloc(r->n_streams ? r->n_streams : 1, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_streams && ret == 0; i++)
+		ret = ctf_stream_scan(r->streams[i], &idx[i]);
+	if (ret == 0 && k > 0)
+		ret = slice_cut(idx, r->n_streams, k, n, &begin);
+	if (ret == 0 && k + 1 < n)
+		ret = slice_cut(idx, r->n_streams, k + 1, n, &end);
+	if (ret == 0) {
+		for (size_t i = 0; i < r->n_streams; i++)
+			ctf_stream_seek(r->streams[i], &idx[i],
+					k ? slice_first_packet(&idx[i], begin) : 0);
+		r->slicing = true;
+		r->slice_begin = begin;
+		r->slice_end = end;
+	}
+	for (size_t i = 0; i < r->n_streams; i++)
+		free(idx[i].e);
+	free(idx);
+	return ret;
+}
+
+uint64_t strata_ctf_reader_stream_bytes(const struct strata_ctf_reader *r)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < r->n_streams; i++)
+		for (size_t f = 0; f < r->streams[i]->n_files; f++)
+			total += r->streams[i]->files[f].size;
+	return total;
 }
 
 const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *r)

@@ -300,6 +300,9 @@ static int decode_head(struct ctf_stream *s, struct ctf_dec *d, uint64_t have, u
 	return 0;
 }
 
+static bool packet_key(struct ctf_stream *s, bool has, uint64_t raw, int64_t *ret_ns);
+static void snap_carry(struct ctf_snapshots *prev, const struct ctf_snapshots *snap);
+
 /*
  * Read the packet at s->pkt_off into a buffer and check its header and
  * context. The first read takes the last packet's size (most packets of a
@@ -421,6 +424,8 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 	s->snap.has_seq = meaning(&d, CTF_MEANING_SEQ_NUM, &s->snap.seq);
 	compute_discarded(s);
 
+	if (s->slicing && !packet_key(s, s->snap.has_ts_end, s->snap.ts_end, &s->slice_pkt_end))
+		s->slice_pkt_end = INT64_MIN; /* no event fits: the slice gives up */
 	s->pos = d.pos;
 	s->content_end = csize;
 	s->packet_bits = psize;
@@ -438,12 +443,7 @@ static void packet_end(struct ctf_stream *s)
 	/* babeltrace2 moves the clock to the packet's end time. */
 	if (s->snap.has_ts_end)
 		s->clock = s->snap.ts_end;
-	if (s->snap.has_disc)
-		s->prev.disc = s->snap.disc, s->prev.has_disc = true;
-	if (s->snap.has_seq)
-		s->prev.seq = s->snap.seq, s->prev.has_seq = true;
-	if (s->snap.has_ts_end)
-		s->prev.ts_end = s->snap.ts_end, s->prev.has_ts_end = true;
+	snap_carry(&s->prev, &s->snap);
 	s->pkt_off += s->packet_bits / 8;
 	s->in_packet = false;
 	/* This end message is slot `produced`: the last one that reaches the buffer. */
@@ -855,7 +855,8 @@ static int recycle_object(struct ctf_stream *s, const struct ctf_ec_dec *ecd, st
 
 		object_roots(scd->sc, ecd->ec, roots);
 		for (uint32_t i = 0; i < 3; i++) {
-			struct ctf_value *root = (struct ctf_value *)slot->ev.scope[object_scopes[i]];
+			struct ctf_value *root =
+				(struct ctf_value *)slot->ev.scope[object_scopes[i]];
 
 			if (root && roots[i]) {
 				r = stale_walk(pool, obj, i, roots[i], root);
@@ -1123,19 +1124,35 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
 	return r;
 }
 
+/* Reading a slice: what makes slices add up to the trace (struct ctf_stream.slicing). */
+static __attribute__((noinline, cold)) int slice_check(struct ctf_stream *s,
+						       const struct ctf_slot_key *key)
+{
+	if (key->ns < s->slice_last || (key->kind == CTF_K_EVENT && key->ns > s->slice_pkt_end))
+		return stream_err(s, -ENOTSUP, s->pkt_off,
+				  "times go back or past their packet's end: the trace cannot be "
+				  "read in slices");
+	s->slice_last = key->ns;
+	return 0;
+}
+
 /*
  * What a message's place in the merge decides (ctf_stream_refill()): its
  * key, then the recycled object. Fields one by one, as they were stored:
  * a 16-byte load of a key just stored in narrower pieces cannot take its
  * data from those pending stores and waits for them to retire.
  */
-static int finish_slot(struct ctf_stream *s, struct ctf_slot *slot, const struct ctf_slot_key *key,
-		       int64_t last_ns, unsigned n)
+static inline __attribute__((always_inline)) int finish_slot(struct ctf_stream *s,
+							     struct ctf_slot *slot,
+							     const struct ctf_slot_key *key,
+							     int64_t last_ns, unsigned n)
 {
 	struct ctf_slot_key *q = &s->qkey[n];
 
 	q->ns = key->last ? last_ns : key->ns;
 	q->kind = key->kind;
+	if (unlikely(s->slicing) && !key->last && slice_check(s, key) < 0)
+		return -ENOTSUP;
 	/* Without the model the slot is not touched: a worker may have written it. */
 	if (q->kind != CTF_K_EVENT || !s->rt->pools)
 		return 1;
@@ -1224,6 +1241,115 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, i
 	ctf_values_release(&s.bufs[0].vals);
 	free(s.bufs[0].data);
 	return r;
+}
+
+/* The snapshots packet_end() keeps for the next packet. */
+static void snap_carry(struct ctf_snapshots *prev, const struct ctf_snapshots *snap)
+{
+	if (snap->has_disc)
+		prev->disc = snap->disc, prev->has_disc = true;
+	if (snap->has_seq)
+		prev->seq = snap->seq, prev->has_seq = true;
+	if (snap->has_ts_end)
+		prev->ts_end = snap->ts_end, prev->has_ts_end = true;
+}
+
+static int index_add(struct ctf_pkt_index *idx, const struct ctf_pkt_entry *e)
+{
+	if (idx->n == idx->cap) {
+		size_t cap = idx->cap ? idx->cap * 2 : 64;
+		struct ctf_pkt_entry *ne = realloc(idx->e, cap * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		idx->e = ne;
+		idx->cap = cap;
+	}
+	idx->e[idx->n++] = *e;
+	return 0;
+}
+
+/* The packets of file f of s, appended to idx; tmp carries the clock and snapshots. */
+static int scan_file(struct ctf_stream *s, struct ctf_stream *tmp, uint32_t f,
+		     struct ctf_pkt_index *idx)
+{
+	int32_t clk = s->scd->sc->default_clock;
+	int r = 0;
+
+	tmp->files = &s->files[f];
+	tmp->n_files = 1;
+	tmp->cur_file = 0;
+	tmp->pkt_off = 0;
+	tmp->fd = open(s->files[f].path, O_RDONLY | O_CLOEXEC);
+	if (tmp->fd < 0)
+		return stream_err(s, -errno, 0, "cannot open: %s", strerror(errno));
+	tmp->fd_open = true;
+	while (tmp->pkt_off < s->files[f].size) {
+		struct ctf_pkt_entry e = { .file = f,
+					   .off = tmp->pkt_off,
+					   .clock_before = tmp->clock,
+					   .prev = tmp->prev };
+
+		tmp->read_guess = 0; /* the header and context, not the events */
+		r = packet_begin(tmp, true);
+		if (r < 0)
+			break;
+		atomic_store_explicit(&tmp->cur->state, CTF_PKT_FREE, memory_order_relaxed);
+		r = -ENOTSUP;
+		if (!tmp->snap.has_ts_begin || !tmp->snap.has_ts_end ||
+		    !ctf_clock_to_ns(s->rt->td, clk, tmp->snap.ts_begin, &e.begin_ns) ||
+		    !ctf_clock_to_ns(s->rt->td, clk, tmp->snap.ts_end, &e.end_ns) ||
+		    e.end_ns < e.begin_ns || (idx->n && e.end_ns < idx->e[idx->n - 1].end_ns))
+			break;
+		e.bytes = tmp->packet_bits / 8;
+		r = index_add(idx, &e);
+		if (r < 0)
+			break;
+		/* As packet_end() leaves the stream for the next packet. */
+		tmp->clock = tmp->snap.ts_end;
+		snap_carry(&tmp->prev, &tmp->snap);
+		tmp->pkt_off += e.bytes;
+	}
+	close(tmp->fd);
+	tmp->fd_open = false;
+	return r;
+}
+
+int ctf_stream_scan(struct ctf_stream *s, struct ctf_pkt_index *idx)
+{
+	struct ctf_stream tmp = { .rt = s->rt, .scd = s->scd, .err = s->err, .errlen = s->errlen };
+	int r = 0;
+
+	tmp.path = s->path;
+	idx->n = 0;
+	if (!s->scd || s->scd->sc->default_clock < 0 || !s->scd->has_ts_begin ||
+	    !s->scd->has_ts_end)
+		return -ENOTSUP;
+	for (size_t f = 0; f < s->n_files && r == 0; f++)
+		r = scan_file(s, &tmp, (uint32_t)f, idx);
+	for (unsigned i = 0; i < CTF_PKT_BUFS; i++) {
+		ctf_values_release(&tmp.bufs[i].vals);
+		free(tmp.bufs[i].data);
+	}
+	return r;
+}
+
+void ctf_stream_seek(struct ctf_stream *s, const struct ctf_pkt_index *idx, size_t p)
+{
+	s->slicing = true;
+	s->slice_last = INT64_MIN;
+	if (p == 0)
+		return;
+	if (p == idx->n) {
+		s->cur_file = s->n_files; /* only the stream's beginning and end remain */
+		return;
+	}
+	s->cur_file = idx->e[p].file;
+	s->pkt_off = idx->e[p].off;
+	s->read_guess = 0;
+	s->clock = idx->e[p].clock_before;
+	s->prev = idx->e[p].prev;
+	s->packet = ((uint64_t)s->index << 32) | (uint32_t)p;
 }
 
 int ctf_stream_rewind(struct ctf_stream *s)

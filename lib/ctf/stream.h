@@ -275,6 +275,15 @@ struct ctf_stream {
 	int q_err; /* error met while producing after the queued messages */
 	struct ctf_ahead_ring *ahead;
 
+	/*
+	 * Reading a slice of the timeline (ctf_stream_seek()): keys must not
+	 * go back (slice_last: the last one queued), and no event may lie
+	 * after its packet's end time (slice_pkt_end), or the slices would
+	 * not add up to the whole trace.
+	 */
+	bool slicing;
+	int64_t slice_last, slice_pkt_end;
+
 	/* Where errors are described (the reader's buffer). */
 	char *err;
 	size_t errlen;
@@ -342,6 +351,54 @@ int ctf_ec_pool_recycle(struct ctf_ec_pool *pool, uint32_t obj);
  * buffers. Returns 0 or -ENOMEM.
  */
 int ctf_stream_rewind(struct ctf_stream *s);
+
+/*
+ * Slices. A trace whose packets all carry their beginning and end times can
+ * be read in slices of its timeline, [T0, T1), [T1, T2)..., each by its own
+ * reader on its own thread, with no exchange between them: a slice's
+ * reader starts each stream at its first packet ending at or after the
+ * slice's beginning, drops the messages before it and stops at the first
+ * message at or after its end. The stream state that crosses packets (the
+ * clock, the previous packet's snapshots for the discarded-item notices)
+ * is known from the packet contexts alone, which a scan of the stream
+ * reads first:
+ *
+ *   stream A  |--p0--|--p1--|--p2--|--p3--|
+ *   stream B    |---q0---|---q1---|--q2--|
+ *                      T1 ^
+ *   slice 0:  p0 p1 (up to T1)      q0 q1 (up to T1)
+ *   slice 1:  p1 (from T1) p2 p3    q1 (from T1) q2
+ *
+ * A packet straddling a cut is decoded by both slices. The messages of the
+ * slices, one after the other, are those of the whole trace in its order
+ * when each stream's keys never go back and every event lies within its
+ * packet's end time: the slices check both (struct ctf_stream.slicing) and
+ * fail with -ENOTSUP otherwise, for the caller to read the trace whole.
+ */
+struct ctf_pkt_entry {
+	uint32_t file; /* index in the stream's files */
+	uint64_t off; /* bytes */
+	uint64_t bytes; /* packet size */
+	int64_t begin_ns, end_ns; /* packet context times */
+	uint64_t clock_before; /* the stream's clock when the packet begins */
+	struct ctf_snapshots prev; /* the previous packets' snapshots, as packet_end() keeps them */
+};
+
+struct ctf_pkt_index {
+	struct ctf_pkt_entry *e;
+	size_t n, cap;
+};
+
+/*
+ * Read every packet's header and context of a stream that has not started.
+ * Returns 0, -ENOTSUP when a packet lacks a beginning or end time (or the
+ * stream a clock), when they do not convert to nanoseconds or when end
+ * times go back, -ENOMEM, or the error of a malformed packet (s->err).
+ */
+int ctf_stream_scan(struct ctf_stream *s, struct ctf_pkt_index *idx);
+
+/* Start the stream at packet p of idx (idx->n: after its last packet), in slice mode. */
+void ctf_stream_seek(struct ctf_stream *s, const struct ctf_pkt_index *idx, size_t p);
 
 /* Frees values, buffers and the file list (closing the open file). */
 void ctf_stream_release(struct ctf_stream *s);

@@ -21,6 +21,7 @@
 #include "common/cleanup.h"
 #include "common/common.h"
 #include "session-client.h"
+#include "view-slices.h"
 
 static const char view_help[] =
 	"Usage: strata view [OPTIONS] [SESSION]\n"
@@ -67,6 +68,8 @@ static const char view_help[] =
 	"                            type) or always (when the terminal supports it)\n"
 	"      --decode-only         decode every event and print nothing but warnings\n"
 	"                            and errors (for benchmarks and trace checks)\n"
+	"  -j, --threads=N           --decode-only, -o dummy: decode on N threads (default:\n"
+	"                            one per CPU and 16 MiB of trace; 1: one thread)\n"
 	"  -h, --help                show this help and exit\n"
 	"\n"
 	"Times (for --begin, --end and --timerange), as babeltrace2 reads them:\n"
@@ -106,6 +109,10 @@ enum {
 	OPT_TIMERANGE,
 };
 
+/* Slices smaller than this are not worth a thread of their own by default. */
+#define SLICE_MIN_BYTES (UINT64_C(16) << 20)
+#define MAX_THREADS 256u
+
 enum out_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA };
 
 static const struct option view_options[] = {
@@ -127,6 +134,7 @@ static const struct option view_options[] = {
 	{ "fields", required_argument, NULL, 'f' },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "decode-only", no_argument, NULL, OPT_DECODE_ONLY },
+	{ "threads", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -149,6 +157,7 @@ struct view_args {
 	char *range; /* --timerange's copy, split in place */
 	const char *output; /* -w: a file instead of stdout */
 	enum out_format format;
+	unsigned threads; /* -j; 0: by the CPUs and the trace's size */
 };
 
 static bool parse_s64(const char *s, int64_t *ret)
@@ -342,7 +351,7 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 	/* Leading '+' would stop at the first path; options may follow paths. */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:b:e:w:o:n:f:h", view_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:b:e:w:o:n:f:j:h", view_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			a->paths[a->n_paths++] = optarg;
@@ -451,6 +460,18 @@ static int parse_args(int argc, char **argv, struct view_args *a)
 		case OPT_DECODE_ONLY:
 			a->decode_only = true;
 			break;
+		case 'j': {
+			int64_t v;
+
+			if (!parse_s64(optarg, &v) || v < 1 || v > MAX_THREADS) {
+				cli_error("Invalid --threads '%s': expected a number of threads "
+					  "from 1 to %u",
+					  optarg, MAX_THREADS);
+				return -1;
+			}
+			a->threads = (unsigned)v;
+			break;
+		}
 		case 'o':
 			if (strcmp(optarg, "text") == 0) {
 				a->format = OUT_TEXT;
@@ -668,6 +689,22 @@ static int print_metadata(const struct view_args *a)
 	return status;
 }
 
+/* How many slices --decode-only reads the traces in (1: whole, on this thread). */
+static unsigned slice_count(const struct view_args *a, const struct strata_ctf_reader *reader)
+{
+	uint64_t by_size = strata_ctf_reader_stream_bytes(reader) / SLICE_MIN_BYTES;
+	long cpus;
+
+	if (a->reader.begin.set || a->reader.end.set)
+		return 1;
+	if (a->threads)
+		return a->threads;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 1)
+		return 1;
+	return (unsigned)MAX(UINT64_C(1), MIN(MIN((uint64_t)cpus, (uint64_t)MAX_THREADS), by_size));
+}
+
 static int run_view(int argc, char **argv)
 {
 	_cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
@@ -742,6 +779,18 @@ static int run_view(int argc, char **argv)
 
 	ret = 0;
 	if (a.decode_only) {
+		unsigned n = slice_count(&a, reader);
+
+		/* 1: decoded on n threads; 0: not in slices, nothing printed yet. */
+		ret = n > 1 ? view_decode_slices(a.paths, a.n_paths, &a.reader, n,
+						 a.format != OUT_DUMMY, pretty) :
+			      0;
+	}
+	if (ret == 1) {
+		ret = 0;
+	} else if (ret < 0) {
+		/* A notice could not be printed: reported below. */
+	} else if (a.decode_only) {
 		for (;;) {
 			struct strata_ctf_msg msg;
 			enum strata_ctf_status st = strata_ctf_reader_next(reader, &msg);
