@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -104,6 +105,13 @@ int kt_tracefs_find(char *buf, size_t len)
 				return -ENAMETOOLONG;
 			return 0;
 		}
+	}
+	/* Fails without CAP_SYS_ADMIN or where /sys/kernel/tracing is missing. */
+	if (mount("nodev", candidates[0], "tracefs", 0, NULL) == 0 &&
+	    kt_is_tracefs(candidates[0])) {
+		if ((size_t)snprintf(buf, len, "%s", candidates[0]) >= len)
+			return -ENAMETOOLONG;
+		return 0;
 	}
 	return -ENOENT;
 }

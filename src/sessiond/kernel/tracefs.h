@@ -16,9 +16,12 @@ struct kt_tracepoint_list {
 };
 
 /*
- * Find a mounted tracefs: /sys/kernel/tracing, else a tracefs line of
- * /proc/self/mounts, else /sys/kernel/debug/tracing. Copies the path into buf.
- * Returns 0, or -ENOENT when tracefs is not mounted anywhere.
+ * Find a mounted tracefs: /sys/kernel/tracing, else /sys/kernel/debug/tracing,
+ * else a tracefs line of /proc/self/mounts. Copies the path into buf. When
+ * none is mounted, mounts one at /sys/kernel/tracing as trace-cmd does (which
+ * takes root; systemd mounts it at boot, minimal systems and containers may
+ * not). Returns 0, or -ENOENT when tracefs is not mounted anywhere and could
+ * not be.
  */
 int kt_tracefs_find(char *buf, size_t len);
 
