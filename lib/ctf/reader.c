@@ -252,6 +252,42 @@ static size_t class_count(const struct ctf_trace_class *tc)
  * same instance id are joined across directories, and the trace name has
  * no path suffix.
  */
+/* babeltrace2 2.0.4's tracer checks (src.ctf.fs, fix_packet_index_tracer_bugs()). */
+static struct ctf_quirks tracer_quirks(const struct ctf_trace_class *tc)
+{
+	const struct ctf_env_entry *name = ctf_trace_class_env(tc, "tracer_name");
+	const struct ctf_env_entry *e = ctf_trace_class_env(tc, "tracer_major");
+	struct ctf_quirks q = { 0 };
+	int64_t major, minor = 0, patch = 0;
+	bool ust, modules;
+
+	if (!name || name->is_int || !name->sval || !e || !e->is_int)
+		return q;
+	major = e->ival;
+	e = ctf_trace_class_env(tc, "tracer_minor");
+	if (e && e->is_int) {
+		minor = e->ival;
+		e = ctf_trace_class_env(tc, "tracer_patch");
+		if (!e)
+			e = ctf_trace_class_env(tc, "tracer_patchlevel");
+		if (e && e->is_int)
+			patch = e->ival;
+	}
+	ust = strcmp(name->sval, "lttng-ust") == 0;
+	modules = strcmp(name->sval, "lttng-modules") == 0;
+	q.lttng_crash = ust || modules;
+	if (ust)
+		q.event_after_packet = major < 2 || (major == 2 && minor < 11);
+	else if (modules)
+		q.event_after_packet =
+			major < 2 || (major == 2 && ((minor == 10 && patch < 10) ||
+						     (minor == 9 && patch < 13) || minor < 9));
+	else if (strcmp(name->sval, "barectf") == 0)
+		q.barectf_event_before_packet =
+			major < 2 || (major == 2 && (minor < 3 || (minor == 3 && patch < 1)));
+	return q;
+}
+
 static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, size_t first,
 		      const struct strata_ctf_reader_options *opts)
 {
@@ -285,6 +321,7 @@ static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, s
 	}
 	rt->t.tc = p[winner].tc;
 	p[winner].tc = NULL;
+	rt->quirks = tracer_quirks(rt->t.tc);
 	rt->t.path = strdup(p[first].f->dir);
 	rt->t.name = ctf_trace_name_make(rt->t.tc, n_dirs > 1 ? NULL : p[first].f->name_suffix);
 	if (!rt->t.path || !rt->t.name)
@@ -426,6 +463,22 @@ static int release_batch(struct strata_ctf_reader *r)
  * its kind, 0 at the end, or an error. Only the queue's copy of the key is
  * read: the slot may have been written on a worker's CPU (decode-ahead.h).
  */
+/*
+ * babeltrace2's muxer stops when the first message of every stream comes
+ * before the last one it returned, which only a stream whose times go back
+ * makes happen; what came before is delivered. A message without a time
+ * takes the last returned one there, so it never stops it (key.last: the
+ * time it took when queued may be older).
+ */
+static int time_back(struct strata_ctf_reader *r, const struct ctf_stream *s, int64_t ns)
+{
+	snprintf(r->err, sizeof(r->err),
+		 "stream '%.700s': a message at %" PRId64 " ns from origin comes after one at "
+		 "%" PRId64 " ns: the stream's times go back",
+		 s->path, ns, r->last_ns);
+	return -STRATA_ESTREAM;
+}
+
 static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uint8_t *ret_kind,
 		    struct ctf_stream **ret_stream)
 {
@@ -457,6 +510,9 @@ static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uin
 		return 0;
 	slot = ctf_stream_head(top);
 	key = ctf_stream_head_key(top);
+	if (unlikely(key->ns < r->last_ns) && !key->last &&
+	    !top->rt->quirks.barectf_event_before_packet)
+		return time_back(r, top, key->ns);
 	top->q_head++;
 	top->q_len--;
 	r->step++;

@@ -438,10 +438,25 @@ out:
 	return r;
 }
 
+/* Whether babeltrace2's quirks say the packet's end time is wrong (struct ctf_quirks). */
+static bool end_time_wrong(const struct ctf_stream *s)
+{
+	const struct ctf_quirks *q = &s->rt->quirks;
+
+	if (q->lttng_crash && s->snap.ts_end == 0 &&
+	    (!s->snap.has_ts_begin || s->snap.ts_begin != 0))
+		return true;
+	return q->event_after_packet && s->snap.ts_end < s->clock;
+}
+
 static void packet_end(struct ctf_stream *s)
 {
-	/* babeltrace2 moves the clock to the packet's end time. */
-	if (s->snap.has_ts_end)
+	/*
+	 * babeltrace2 moves the clock to the packet's end time, and its packet
+	 * end message takes the clock's value: the last event's where the end
+	 * time is wrong.
+	 */
+	if (s->snap.has_ts_end && !end_time_wrong(s))
 		s->clock = s->snap.ts_end;
 	snap_carry(&s->prev, &s->snap);
 	s->pkt_off += s->packet_bits / 8;
@@ -1085,7 +1100,7 @@ static int produce(struct ctf_stream *s, struct ctf_slot *slot)
 				bool has;
 
 				packet_end(s);
-				has = packet_key(s, s->snap.has_ts_end, s->snap.ts_end, &ns);
+				has = packet_key(s, s->snap.has_ts_end, s->clock, &ns);
 				set_simple(slot, CTF_K_PACKET_END, has, ns);
 				return 1;
 			}
@@ -1151,6 +1166,7 @@ static inline __attribute__((always_inline)) int finish_slot(struct ctf_stream *
 
 	q->ns = key->last ? last_ns : key->ns;
 	q->kind = key->kind;
+	q->last = key->last;
 	if (unlikely(s->slicing) && !key->last && slice_check(s, key) < 0)
 		return -ENOTSUP;
 	/* Without the model the slot is not touched: a worker may have written it. */

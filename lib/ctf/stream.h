@@ -87,11 +87,27 @@ struct ctf_ec_pool {
 	uint32_t n_free, cap_free;
 };
 
+/*
+ * Tracer bugs babeltrace2 2.0.4 works around, known from the trace's env
+ * (tracer_name, tracer_major/minor/patch): its packet end times then come
+ * from the last event when the packet context's end time is wrong
+ * (lttng-ust before 2.11 and lttng-modules before 2.9.13/2.10.10 could
+ * write an event after its packet's end; any LTTng packet left by a crash
+ * has an end time of 0). barectf before 2.3.1 could write events before
+ * their packet's beginning, which babeltrace2 hides by delaying the packet
+ * beginning: strata does not model that and skips its muxer's time check
+ * for such traces (see time_back() in reader.c).
+ */
+struct ctf_quirks {
+	bool event_after_packet, lttng_crash, barectf_event_before_packet;
+};
+
 /* A trace as the reader holds it. */
 struct ctf_reader_trace {
 	struct ctf_trace t; /* what events point to */
 	struct ctf_trace_dec *td;
 	struct ctf_ec_pool **pools; /* [stream class index][event class index] */
+	struct ctf_quirks quirks;
 };
 
 /* babeltrace2's message kinds, invisible ones included: they take part in
@@ -270,7 +286,7 @@ struct ctf_stream {
 	 */
 	struct ctf_slot q[CTF_BT_BATCH];
 	struct ctf_slot *qp[CTF_BT_BATCH];
-	struct ctf_slot_key qkey[CTF_BT_BATCH]; /* of qp[i], ns final (last unused) */
+	struct ctf_slot_key qkey[CTF_BT_BATCH]; /* of qp[i], ns final (last: it had no time) */
 	unsigned q_head, q_len;
 	int q_err; /* error met while producing after the queued messages */
 	struct ctf_ahead_ring *ahead;

@@ -46,7 +46,7 @@ gen-b)
 	;;
 gen-c)
 	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc gen/lttng-quirks
-		gen/stale-strings gen/stale-nested)
+		gen/stale-strings gen/stale-nested gen/quirk-after-packet gen/quirk-crash)
 	multi=()
 	;;
 gen-d)
@@ -222,6 +222,29 @@ check_bad() {
 	fi
 }
 
+# check_stops PATH [OPTS]: babeltrace2 prints events, then fails; strata
+# prints the same events and exits 3 (malformed trace).
+check_stops() {
+	local path=$1
+	shift
+	if [ "${1:-}" = --decode-only ]; then
+		{ babeltrace2 "$path" -c sink.utils.dummy >"$work/bt.out" 2>/dev/null; } 2>/dev/null
+	else
+		{ babeltrace2 "$path" >"$work/bt.out" 2>/dev/null; } 2>/dev/null
+	fi
+	local bt_rc=$?
+	"$strata" view "$@" "$path" >"$work/st.out" 2>"$work/st.err"
+	local st_rc=$?
+	if [ "$bt_rc" = 0 ] || [ "$st_rc" != 3 ] || ! cmp -s "$work/bt.out" "$work/st.out"; then
+		echo "FAIL: $path $*: babeltrace2 exit $bt_rc, strata exit $st_rc (expected 3 and the same stdout)"
+		diff "$work/bt.out" "$work/st.out" | head -n 5
+		fail=$((fail + 1))
+	else
+		echo "PASS: $path $*: stops after the $(wc -l <"$work/st.out") lines babeltrace2 prints, exit 3"
+		pass=$((pass + 1))
+	fi
+}
+
 if [ "$group" = bad ]; then
 	for t in truncated content-gt-packet packet-beyond-file bad-magic unknown-event-id \
 		string-past-content event-past-content huge-sequence variant-no-option; do
@@ -230,6 +253,9 @@ if [ "$group" = bad ]; then
 	for t in metadata-syntax no-signature; do
 		check_bad "$traces/bad/$t" "$t/metadata"
 	done
+	check_bad "$traces/bad/time-back" "time-back/channel0_0"
+	check_stops "$traces/bad/time-back"
+	check_stops "$traces/bad/time-back" --decode-only
 	mkdir "$work/empty-trace-dir"
 	check_bad "$work/empty-trace-dir" "empty-trace-dir"
 	check_bad "$work/does-not-exist" "does-not-exist"

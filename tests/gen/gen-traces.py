@@ -805,6 +805,47 @@ def trace_lttng_quirks():
 
 
 # ---------------------------------------------------------------------------
+# quirk-after-packet, quirk-crash: packet end times that are wrong as old or
+# crashed LTTng tracers write them, which babeltrace2 2.0.4 works around from
+# the env's tracer version (its packet end takes the last event's time);
+# bad/time-back: the same packets from a tracer it considers fixed, so that
+# its muxer stops where the stream's times go back.
+
+def time_order_trace(path, tracer, packets0, packets1, uuid):
+    name, major, minor = tracer
+    clk = Clock('monotonic', freq=1000000000, offset=1700000000000000000, uuid=uuid)
+    t = Trace(fresh(path), 'le', env={'hostname': 'order', 'domain': 'ust', 'tracer_name': name,
+                                      'tracer_major': major, 'tracer_minor': minor,
+                                      'tracer_patchlevel': 0},
+              clocks=[clk], packet_header_type=packet_header(with_uuid=False))
+    sc = t.stream_class(0, packet_context=lttng_like_packet_context(),
+                        event_header=large_header())
+    ev = t.event_class('o:ev', 0, sc, fields=Struct([('_t', U32)]))
+    t.write_metadata()
+    for cpu, packets in enumerate((packets0, packets1)):
+        s = t.stream('channel0_%d' % cpu, sc, cpu, header_kind='large')
+        for seq, (begin, end, times) in enumerate(packets):
+            s.packet({'timestamp_begin': begin, 'timestamp_end': end, 'packet_seq_num': seq,
+                      'events_discarded': 0, 'cpu_id': cpu},
+                     [Event(ev, x, fields={'_t': x}) for x in times])
+        s.close()
+
+
+# CPU 0's first packet ends at 2000 but holds an event at 2300.
+AFTER_PACKET = ([(1000, 2000, [1100, 2300]), (2500, 3000, [2600, 2900])],
+                [(1500, 3500, [1600, 2200, 2400, 3400])])
+
+
+def trace_quirks():
+    time_order_trace(os.path.join(GEN, 'quirk-after-packet'), ('lttng-ust', 2, 10),
+                     *AFTER_PACKET, 'aaaaaaaa-0000-4000-8000-00000000000a')
+    # lttng-ust 2.13: only the crash quirk; CPU 0's last packet was never closed.
+    time_order_trace(os.path.join(GEN, 'quirk-crash'), ('lttng-ust', 2, 13),
+                     [(1000, 2000, [1100, 1900]), (3000, 0, [3100, 3500])],
+                     [(1500, 4000, [1600, 3300, 3900])], 'aaaaaaaa-0000-4000-8000-00000000000b')
+
+
+# ---------------------------------------------------------------------------
 # Malformed traces. Each starts from a small valid trace and breaks one thing.
 
 def small_valid(path, metadata_text=None, **kw):
@@ -884,6 +925,9 @@ def bad_traces():
     s.packet(ctx, evs)
     s.close()
 
+    time_order_trace(os.path.join(BAD, 'time-back'), ('lttng-ust', 2, 11), *AFTER_PACKET,
+                     'aaaaaaaa-0000-4000-8000-00000000000c')
+
     _, s, _, ctx, evs = small_valid(os.path.join(BAD, 'no-signature'),
                                     metadata_text=lambda m: m.replace('/* CTF 1.8 */\n\n', '',
                                                                       1))
@@ -906,6 +950,7 @@ def main():
     trace_merge()
     trace_nohost()
     trace_lttng_quirks()
+    trace_quirks()
     trace_stale_strings()
     trace_stale_nested()
     bad_traces()
