@@ -15,6 +15,11 @@
  * sets a time range (begin, end, both; absolute or times of day, which
  * read the first batches and rewind the streams), its ends taken from the
  * input's last 8 bytes around the metadata's clock offset.
+ *
+ * Without a range or a worker, the input is also read in 2 and 3 slices of
+ * its timeline (strata_ctf_reader_slice()) and printed as text: when every
+ * slice succeeds, the whole reading must succeed and print the same bytes,
+ * or the target aborts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -223,6 +228,72 @@ static int setup(void)
 	return 0;
 }
 
+/* The text of every message of r (slice k of n when n > 1): 0, or 1 when reading failed. */
+static int read_text(const char *path, unsigned k, unsigned n, struct strata_ctf_pretty *p,
+		     struct strata_ctf_reader **keep)
+{
+	struct strata_ctf_reader_options opts = { 0 };
+	struct strata_ctf_reader *r;
+	struct strata_ctf_msg msg;
+	enum strata_ctf_status st = STRATA_CTF_ERROR;
+
+	if (strata_ctf_reader_create(&path, 1, &opts, &r, NULL) < 0)
+		return 1;
+	*keep = r; /* the printer caches by trace: it lives until printing ends */
+	if (n > 1 && strata_ctf_reader_slice(r, k, n) < 0)
+		return 1;
+	for (unsigned i = 0; i < 100000; i++) {
+		st = strata_ctf_reader_next(r, &msg);
+		if (st != STRATA_CTF_OK)
+			break;
+		if (strata_ctf_pretty_print(p, &msg) < 0)
+			return 1;
+	}
+	return st == STRATA_CTF_END ? 0 : 1;
+}
+
+/* Slices that all succeed must print what the whole reading prints. */
+static void check_slices(const char *path, unsigned n)
+{
+	struct strata_ctf_pretty_options po = { 0 };
+	struct strata_ctf_reader *readers[4] = { NULL };
+	char *text[2] = { NULL }, *err[2] = { NULL };
+	size_t n_text[2] = { 0 }, n_err[2] = { 0 };
+	int failed[2] = { 0 };
+
+	for (int w = 0; w < 2; w++) {
+		FILE *out = open_memstream(&text[w], &n_text[w]);
+		FILE *er = open_memstream(&err[w], &n_err[w]);
+		struct strata_ctf_pretty *p =
+			out && er ? strata_ctf_pretty_create(&po, out, er) : NULL;
+
+		if (!p) {
+			failed[0] = failed[1] = 1;
+		} else if (w == 0) {
+			failed[0] = read_text(path, 0, 1, p, &readers[0]);
+		} else {
+			for (unsigned k = 0; k < n && !failed[1]; k++)
+				failed[1] = read_text(path, k, n, p, &readers[1 + k]);
+		}
+		strata_ctf_pretty_destroy(p);
+		if (out)
+			fclose(out);
+		if (er)
+			fclose(er);
+		for (unsigned i = 0; i < ARRAY_SIZE(readers); i++) {
+			strata_ctf_reader_destroy(readers[i]);
+			readers[i] = NULL;
+		}
+	}
+	if (!failed[1] && (failed[0] || n_text[0] != n_text[1] || n_err[0] != n_err[1] ||
+			   memcmp(text[0], text[1], n_text[0]) || memcmp(err[0], err[1], n_err[0])))
+		abort();
+	for (int w = 0; w < 2; w++) {
+		free(text[w]);
+		free(err[w]);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -276,5 +347,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	strata_ctf_reader_destroy(r);
+	if (!opts.begin.set && !opts.end.set && !opts.decode_threads) {
+		check_slices(path, 2);
+		check_slices(path, 3);
+	}
 	return 0;
 }
