@@ -172,7 +172,8 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *reader,
  * failure the reader reads the whole trace as before.
  * While reading, a slice fails with last_code -ENOTSUP when times go back
  * within a stream or an event lies after its packet's end time: slices
- * would not then add up to the trace. Read it whole instead.
+ * would not then add up to the trace. Read it whole instead, as after any
+ * failure of a slice: the whole reading reports errors in their order.
  */
 int strata_ctf_reader_slice(struct strata_ctf_reader *reader, unsigned k, unsigned n);
 

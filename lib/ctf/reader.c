@@ -246,12 +246,6 @@ static size_t class_count(const struct ctf_trace_class *tc)
 	return n;
 }
 
-/*
- * Traces sharing a UUID (rotation chunks, snapshots) are one trace for
- * babeltrace2: the metadata with the most classes wins, streams with the
- * same instance id are joined across directories, and the trace name has
- * no path suffix.
- */
 /* babeltrace2 2.0.4's tracer checks (src.ctf.fs, fix_packet_index_tracer_bugs()). */
 static struct ctf_quirks tracer_quirks(const struct ctf_trace_class *tc)
 {
@@ -288,6 +282,12 @@ static struct ctf_quirks tracer_quirks(const struct ctf_trace_class *tc)
 	return q;
 }
 
+/*
+ * Traces sharing a UUID (rotation chunks, snapshots) are one trace for
+ * babeltrace2: the metadata with the most classes wins, streams with the
+ * same instance id are joined across directories, and the trace name has
+ * no path suffix.
+ */
 static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, size_t first,
 		      const struct strata_ctf_reader_options *opts)
 {
@@ -458,12 +458,6 @@ static int release_batch(struct strata_ctf_reader *r)
 }
 
 /*
- * One step of babeltrace2's muxer: refill the upstream queues that are
- * empty, then take the first head message. Returns 1 with *ret_slot and
- * its kind, 0 at the end, or an error. Only the queue's copy of the key is
- * read: the slot may have been written on a worker's CPU (decode-ahead.h).
- */
-/*
  * babeltrace2's muxer stops when the first message of every stream comes
  * before the last one it returned, which only a stream whose times go back
  * makes happen; what came before is delivered. A message without a time
@@ -479,6 +473,12 @@ static int time_back(struct strata_ctf_reader *r, const struct ctf_stream *s, in
 	return -STRATA_ESTREAM;
 }
 
+/*
+ * One step of babeltrace2's muxer: refill the upstream queues that are
+ * empty, then take the first head message. Returns 1 with *ret_slot and
+ * its kind, 0 at the end, or an error. Only the queue's copy of the key is
+ * read: the slot may have been written on a worker's CPU (decode-ahead.h).
+ */
 static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uint8_t *ret_kind,
 		    struct ctf_stream **ret_stream)
 {
