@@ -4,7 +4,8 @@
 # tree with meson -Db_sanitize=thread, then runs the daemon's e2e scenarios
 # (meson suites `session` and `kernel`: session-ust, -control, -hello,
 # -full-disk, -fifo-full, -switch-timer, -clock, -kernel, -kernel-stop and the kernel recorder tests,
-# which skip (77) without root or BPF) against it, and fails if any process reported a race.
+# which skip (77) without root or BPF) against it, then view-slices (strata
+# view's slices on several threads), and fails if any process reported a race.
 #
 #   tests/stress/tsan-sessiond.sh [BUILD-DIR]   (default: a temporary one)
 #
@@ -53,6 +54,9 @@ ninja -C "$build" >"$tmp/build.log" || { tail -n 50 "$tmp/build.log"; exit 1; }
 TSAN_OPTIONS="log_path=$reports/tsan suppressions=$src/tests/stress/tsan-sessiond.supp second_deadlock_stack=1" \
 	meson test -C "$build" --no-rebuild --suite session --suite kernel \
 	--num-processes 1 --print-errorlogs || status=$?
+# strata view --decode-only reads traces in slices on several threads.
+TSAN_OPTIONS="log_path=$reports/tsan second_deadlock_stack=1" \
+	meson test -C "$build" --no-rebuild --print-errorlogs view-slices || status=$?
 # A child forked after its parent's report (kt_rec_detach_all's reaper)
 # repeats the parent's "reported N warnings" at exit: only files with a
 # report of their own count.
