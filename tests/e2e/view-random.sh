@@ -13,7 +13,7 @@
 #
 #   view-random.sh STRATA_BINARY [FIRST_SEED [COUNT]]
 #
-# `make check` runs seeds 1-60; `make view-random` runs many more.
+# `make check` runs seeds 1-40; `make view-random` runs many more.
 set -u
 
 strata=${1:?usage: view-random.sh STRATA_BINARY [FIRST_SEED [COUNT]]}
@@ -35,6 +35,13 @@ for ((seed = first; seed < first + count; seed++)); do
 	else
 		opts="--clock-force-correlate $(python3 "$gen" "$seed" "$trace/a" 2>"$work/gen.err" &&
 			python3 "$gen" $((seed + 1000000)) "$trace/b" 2>>"$work/gen.err" >/dev/null)"
+		# The time range is drawn within the first trace's clock; the second
+		# trace's clock may begin after it, which babeltrace2's trimmer fails
+		# on (a bound it cannot express in that clock) and strata does not
+		# model: the generator avoids such bounds for its own trace.
+		gen_status=$?
+		opts=$(echo "$opts" | tr ' ' '\n' | grep -v -e '^--begin=' -e '^--end=' | tr '\n' ' ')
+		(exit $gen_status)
 	fi
 	# shellcheck disable=SC2181 # the generator's status, through the command substitution
 	if [ $? != 0 ]; then
