@@ -69,6 +69,11 @@ for t in $traces; do
 	check same_cli "$t" -o dummy
 done
 echo "PASS: $(echo "$traces" | wc -l) golden traces read in 2, 3 and 7 slices"
+# Several traces merged into one timeline: the cuts span them all.
+for t in lttng/pid-two lttng/rotation gen/merge lttng; do
+	check sliced 3 "$t" -r
+	check same_cli "$t" --decode-only
+done
 
 for seed in $(seq 1 25); do
 	python3 "$gen/randtrace.py" "$seed" "$work/rand-$seed" >/dev/null || {
