@@ -180,6 +180,13 @@ int strata_ctf_reader_slice(struct strata_ctf_reader *reader, unsigned k, unsign
 /* Bytes of every stream file of the traces, as found when opening them. */
 uint64_t strata_ctf_reader_stream_bytes(const struct strata_ctf_reader *reader);
 
+/*
+ * Number of streams of the traces. A reader holds a packet or two of each
+ * in memory at a time, so readers of slices decoding at once hold that many
+ * times as much.
+ */
+unsigned strata_ctf_reader_stream_count(const struct strata_ctf_reader *reader);
+
 /* Borrowed; describes the last error ("" if none). */
 const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *reader);
 

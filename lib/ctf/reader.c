@@ -985,6 +985,11 @@ uint64_t strata_ctf_reader_stream_bytes(const struct strata_ctf_reader *r)
 	return total;
 }
 
+unsigned strata_ctf_reader_stream_count(const struct strata_ctf_reader *r)
+{
+	return (unsigned)r->n_streams;
+}
+
 const char *strata_ctf_reader_last_error(const struct strata_ctf_reader *r)
 {
 	return r->err;

@@ -68,8 +68,8 @@ static const char view_help[] =
 	"                            type) or always (when the terminal supports it)\n"
 	"      --decode-only         decode every event and print nothing but warnings\n"
 	"                            and errors (for benchmarks and trace checks)\n"
-	"  -j, --threads=N           --decode-only, -o dummy: decode on N threads (default:\n"
-	"                            one per CPU and 16 MiB of trace; 1: one thread)\n"
+	"  -j, --threads=N           --decode-only, -o dummy: decode on N threads, up to 64\n"
+	"                            (default: one per CPU and 16 MiB, memory allowing)\n"
 	"  -h, --help                show this help and exit\n"
 	"\n"
 	"Times (for --begin, --end and --timerange), as babeltrace2 reads them:\n"
@@ -111,7 +111,15 @@ enum {
 
 /* Slices smaller than this are not worth a thread of their own by default. */
 #define SLICE_MIN_BYTES (UINT64_C(16) << 20)
-#define MAX_THREADS 256u
+/*
+ * What a slice's reader holds per stream, about: its current packet and one
+ * more (docs/benchmarks.md, session 13: 6.3 MB for two streams of 1 MiB
+ * packets). By default the slices decoding at once hold at most an eighth
+ * of the memory and 1 GiB.
+ */
+#define SLICE_STREAM_BYTES (UINT64_C(4) << 20)
+#define SLICE_MEMORY_MAX (UINT64_C(1) << 30)
+#define MAX_THREADS 64u
 
 enum out_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA };
 
@@ -692,8 +700,9 @@ static int print_metadata(const struct view_args *a)
 /* How many slices --decode-only reads the traces in (1: whole, on this thread). */
 static unsigned slice_count(const struct view_args *a, const struct strata_ctf_reader *reader)
 {
-	uint64_t by_size = strata_ctf_reader_stream_bytes(reader) / SLICE_MIN_BYTES;
-	long cpus;
+	uint64_t n = strata_ctf_reader_stream_bytes(reader) / SLICE_MIN_BYTES;
+	uint64_t budget = SLICE_MEMORY_MAX, per_reader;
+	long cpus, pages, page_size;
 
 	if (a->reader.begin.set || a->reader.end.set)
 		return 1;
@@ -702,7 +711,14 @@ static unsigned slice_count(const struct view_args *a, const struct strata_ctf_r
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpus < 1)
 		return 1;
-	return (unsigned)MAX(UINT64_C(1), MIN(MIN((uint64_t)cpus, (uint64_t)MAX_THREADS), by_size));
+	n = MIN(n, MIN((uint64_t)cpus, (uint64_t)MAX_THREADS));
+	pages = sysconf(_SC_PHYS_PAGES);
+	page_size = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page_size > 0)
+		budget = MIN(budget, (uint64_t)pages * (uint64_t)page_size / 8);
+	per_reader = (uint64_t)MAX(1u, strata_ctf_reader_stream_count(reader)) * SLICE_STREAM_BYTES;
+	n = MIN(n, budget / per_reader);
+	return (unsigned)MAX(n, UINT64_C(1));
 }
 
 static int run_view(int argc, char **argv)
