@@ -510,8 +510,7 @@ static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uin
 		return 0;
 	slot = ctf_stream_head(top);
 	key = ctf_stream_head_key(top);
-	if (unlikely(key->ns < r->last_ns) && !key->last &&
-	    !top->rt->quirks.barectf_event_before_packet)
+	if (unlikely(key->ns < r->last_ns) && !key->last)
 		return time_back(r, top, key->ns);
 	top->q_head++;
 	top->q_len--;

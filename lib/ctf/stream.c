@@ -1060,6 +1060,47 @@ static bool packet_key(struct ctf_stream *s, bool has, uint64_t raw, int64_t *re
 	       ctf_clock_to_ns(s->rt->td, s->scd->sc->default_clock, raw, ret_ns);
 }
 
+/*
+ * The packet beginning's time: the packet context's, but where barectf's
+ * event-before-packet quirk applies (struct ctf_quirks). babeltrace2 then
+ * delays the packet beginning until the first event's header is decoded,
+ * and gives it that event's time when it comes first; with no event, the
+ * clock's value at the packet's end. The header is decoded here apart,
+ * the stream's position and clock kept; a header that does not decode is
+ * reported when the event is.
+ */
+static uint64_t packet_begin_time(struct ctf_stream *s)
+{
+	uint64_t clock = s->clock, begin = s->snap.ts_begin;
+	struct ctf_values vals = { 0 };
+	struct ctf_dec d = { 0 };
+	uint32_t idx;
+
+	if (likely(!s->rt->quirks.barectf_event_before_packet))
+		return begin;
+	if (s->pos < s->content_end && s->scd->event_header) {
+		d.base = s->pkt_base;
+		d.pos = s->pos;
+		d.end = s->content_end;
+		d.out = &vals;
+		d.clock = &clock;
+		if (s->has_ph) {
+			d.root[CTF_SCOPE_PACKET_HEADER] =
+				(struct ctf_scope_root){ s->pkt_vals, s->ph_idx };
+			d.roots |= 1u << CTF_SCOPE_PACKET_HEADER;
+		}
+		if (s->has_pc) {
+			d.root[CTF_SCOPE_PACKET_CONTEXT] =
+				(struct ctf_scope_root){ s->pkt_vals, s->pc_idx };
+			d.roots |= 1u << CTF_SCOPE_PACKET_CONTEXT;
+		}
+		if (ctf_dec_root(&d, CTF_SCOPE_EVENT_HEADER, s->scd->event_header, &idx) < 0)
+			clock = begin;
+		ctf_values_release(&vals);
+	}
+	return clock < begin ? clock : begin;
+}
+
 static int produce(struct ctf_stream *s, struct ctf_slot *slot)
 {
 	int64_t ns = 0;
@@ -1089,8 +1130,8 @@ static int produce(struct ctf_stream *s, struct ctf_slot *slot)
 				return 1;
 			}
 			if (!s->pb_done) {
-				bool has =
-					packet_key(s, s->snap.has_ts_begin, s->snap.ts_begin, &ns);
+				bool has = packet_key(s, s->snap.has_ts_begin, packet_begin_time(s),
+						      &ns);
 
 				s->pb_done = true;
 				set_simple(slot, CTF_K_PACKET_BEGIN, has, ns);

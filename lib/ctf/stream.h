@@ -95,8 +95,8 @@ struct ctf_ec_pool {
  * write an event after its packet's end; any LTTng packet left by a crash
  * has an end time of 0). barectf before 2.3.1 could write events before
  * their packet's beginning, which babeltrace2 hides by delaying the packet
- * beginning: strata does not model that and skips its muxer's time check
- * for such traces (see time_back() in reader.c).
+ * beginning until the first event, and giving it that event's time when
+ * earlier (packet_begin_time() in stream.c).
  */
 struct ctf_quirks {
 	bool event_after_packet, lttng_crash, barectf_event_before_packet;

@@ -46,7 +46,8 @@ gen-b)
 	;;
 gen-c)
 	list=(gen/implicit-clock gen/minimal gen/packetized-be gen/multi-sc gen/lttng-quirks
-		gen/stale-strings gen/stale-nested gen/quirk-after-packet gen/quirk-crash)
+		gen/stale-strings gen/stale-nested gen/quirk-after-packet gen/quirk-crash
+		gen/quirk-barectf)
 	multi=()
 	;;
 gen-d)
@@ -253,9 +254,11 @@ if [ "$group" = bad ]; then
 	for t in metadata-syntax no-signature; do
 		check_bad "$traces/bad/$t" "$t/metadata"
 	done
-	check_bad "$traces/bad/time-back" "time-back/channel0_0"
-	check_stops "$traces/bad/time-back"
-	check_stops "$traces/bad/time-back" --decode-only
+	for t in time-back time-back-barectf; do
+		check_bad "$traces/bad/$t" "$t/channel0_0"
+		check_stops "$traces/bad/$t"
+		check_stops "$traces/bad/$t" --decode-only
+	done
 	mkdir "$work/empty-trace-dir"
 	check_bad "$work/empty-trace-dir" "empty-trace-dir"
 	check_bad "$work/does-not-exist" "does-not-exist"

@@ -812,11 +812,15 @@ def trace_lttng_quirks():
 # its muxer stops where the stream's times go back.
 
 def time_order_trace(path, tracer, packets0, packets1, uuid):
-    name, major, minor = tracer
+    # (name, major, minor): LTTng's tracer_patchlevel = 0; with a patch: tracer_patch.
+    env = {'hostname': 'order', 'domain': 'ust', 'tracer_name': tracer[0],
+           'tracer_major': tracer[1], 'tracer_minor': tracer[2]}
+    if len(tracer) == 4:
+        env['tracer_patch'] = tracer[3]
+    else:
+        env['tracer_patchlevel'] = 0
     clk = Clock('monotonic', freq=1000000000, offset=1700000000000000000, uuid=uuid)
-    t = Trace(fresh(path), 'le', env={'hostname': 'order', 'domain': 'ust', 'tracer_name': name,
-                                      'tracer_major': major, 'tracer_minor': minor,
-                                      'tracer_patchlevel': 0},
+    t = Trace(fresh(path), 'le', env=env,
               clocks=[clk], packet_header_type=packet_header(with_uuid=False))
     sc = t.stream_class(0, packet_context=lttng_like_packet_context(),
                         event_header=large_header())
@@ -836,6 +840,12 @@ AFTER_PACKET = ([(1000, 2000, [1100, 2300]), (2500, 3000, [2600, 2900])],
                 [(1500, 3500, [1600, 2200, 2400, 3400])])
 
 
+# CPU 0's packets begin after their first event (stream 1's events fall
+# between), as barectf before 2.3.1 could write them.
+BEFORE_PACKET = ([(1000, 2000, [900, 1500]), (2100, 3000, [2050, 2500])],
+                 [(800, 3000, [950, 1200, 2060, 2600])])
+
+
 def trace_quirks():
     time_order_trace(os.path.join(GEN, 'quirk-after-packet'), ('lttng-ust', 2, 10),
                      *AFTER_PACKET, 'aaaaaaaa-0000-4000-8000-00000000000a')
@@ -843,6 +853,9 @@ def trace_quirks():
     time_order_trace(os.path.join(GEN, 'quirk-crash'), ('lttng-ust', 2, 13),
                      [(1000, 2000, [1100, 1900]), (3000, 0, [3100, 3500])],
                      [(1500, 4000, [1600, 3300, 3900])], 'aaaaaaaa-0000-4000-8000-00000000000b')
+    # barectf 2.3.0: babeltrace2 gives a packet beginning its first event's time.
+    time_order_trace(os.path.join(GEN, 'quirk-barectf'), ('barectf', 2, 3, 0), *BEFORE_PACKET,
+                     'aaaaaaaa-0000-4000-8000-00000000000d')
 
 
 # ---------------------------------------------------------------------------
@@ -927,6 +940,8 @@ def bad_traces():
 
     time_order_trace(os.path.join(BAD, 'time-back'), ('lttng-ust', 2, 11), *AFTER_PACKET,
                      'aaaaaaaa-0000-4000-8000-00000000000c')
+    time_order_trace(os.path.join(BAD, 'time-back-barectf'), ('barectf', 2, 3, 1),
+                     *BEFORE_PACKET, 'aaaaaaaa-0000-4000-8000-00000000000e')
 
     _, s, _, ctx, evs = small_valid(os.path.join(BAD, 'no-signature'),
                                     metadata_text=lambda m: m.replace('/* CTF 1.8 */\n\n', '',
