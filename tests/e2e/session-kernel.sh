@@ -104,7 +104,8 @@ cmp -s "$TMP/ow-bt.err" "$TMP/ow-view.err" || fail "strata view stderr differs f
 # it (it was pushed out, not kept behind older packets), unless CPU 0's ring
 # was full at some point and counted discarded events, the mark maybe among
 # them (a missing mark with older events kept was seen once in 14 runs,
-# under ASan with the whole suite running; that trace was not kept).
+# under ASan with the session and kernel suites running two at a time; that
+# trace was not kept).
 babeltrace2 --clock-cycles "$TRACE/kernel" 2>/dev/null | python3 -c '
 import re, sys
 cycles = [tuple(int(v) for v in c.split(":")) for c in sys.argv[1].split()]
