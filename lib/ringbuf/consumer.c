@@ -257,7 +257,7 @@ static void fill_close(struct rb_consumer *cons, uint32_t cpu, uint64_t seq, str
 {
 	struct rb_subbuf_ctl *sb = rb_subbuf_ctl(cons->ch, cpu, seq);
 	struct rb_cons_cpu *cc = &cons->cpus[cpu];
-	uint64_t b, e, lost = UINT64_MAX;
+	uint64_t b, e, lost = UINT64_MAX, now;
 
 	if (!load_ts(&sb->ts_begin, &sb->begin_seq, seq, &b))
 		b = cc->last_ts_end;
@@ -265,7 +265,12 @@ static void fill_close(struct rb_consumer *cons, uint32_t cpu, uint64_t seq, str
 		e = b;
 	pkt->ts_begin = b;
 	pkt->ts_end = e;
-	pkt->lost_total = MIN(lost, rb_lost_shared(rb_cpu_ctl(cons->ch, cpu)));
+	/*
+	 * Loaded once: MIN() would load it again when it is not below lost,
+	 * and losses after the close would land in this packet.
+	 */
+	now = rb_lost_shared(rb_cpu_ctl(cons->ch, cpu));
+	pkt->lost_total = MIN(lost, now);
 }
 
 /*
@@ -443,7 +448,8 @@ int rb_consumer_flush(struct rb_consumer *cons, unsigned int cpu, uint64_t now_t
 			return 0;
 		/* As in rb_reserve: read after the position so ts_end bounds
 		 * every record reserved before our CAS. */
-		ts = ch->clock ? MAX(ch->clock(), now_ts) : now_ts;
+		ts = ch->clock ? ch->clock() : now_ts;
+		ts = MAX(ts, now_ts);
 		/* Reserve the rest of the sub-buffer as a producer would. */
 		if (!atomic_compare_exchange_weak_explicit(&ctl->write_pos, &w, sb_end,
 							   memory_order_acq_rel,

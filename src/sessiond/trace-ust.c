@@ -305,7 +305,8 @@ static void write_final_count(struct us_buffer *b, unsigned int cpu)
 		return;
 	pkt.seq = st->last_seq + 1;
 	pkt.ts_begin = st->last_end;
-	pkt.ts_end = MAX(st->last_end, now_ns());
+	pkt.ts_end = now_ns();
+	pkt.ts_end = MAX(st->last_end, pkt.ts_end);
 	pkt.lost_total = lost;
 	write_packet(b, &pkt);
 }
