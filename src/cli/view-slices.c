@@ -6,7 +6,8 @@
  * printed; each slice keeps its own, and they are printed in slice order
  * once every slice has succeeded, which is the whole trace's order. On any
  * failure nothing has been printed, and the caller reads the trace whole,
- * which reports the error exactly as without slices.
+ * which reports the error exactly as without slices. So is a trace whose
+ * stream files change size while the readers open (a session recording).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -82,6 +83,17 @@ int view_decode_slices(const char *const *paths, unsigned n_paths,
 		sl[k].n = n;
 		sl[k].keep_notices = notices;
 		ret = strata_ctf_reader_create(paths, n_paths, opts, &sl[k].reader, NULL);
+		/*
+		 * Every reader must see the same packets to cut the timeline in
+		 * the same places: a trace still being written grows between
+		 * two of them, and is read whole.
+		 */
+		if (ret == 0 && k > 0 &&
+		    (strata_ctf_reader_stream_bytes(sl[k].reader) !=
+			     strata_ctf_reader_stream_bytes(sl[0].reader) ||
+		     strata_ctf_reader_stream_count(sl[k].reader) !=
+			     strata_ctf_reader_stream_count(sl[0].reader)))
+			ret = -EAGAIN;
 		if (ret == 0)
 			ret = strata_ctf_reader_slice(sl[k].reader, k, n);
 	}
