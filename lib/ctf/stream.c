@@ -914,6 +914,21 @@ int ctf_ec_pool_recycle(struct ctf_ec_pool *pool, uint32_t obj)
 	return 0;
 }
 
+/* The packet's header and context as scope roots, for an event's field paths. */
+static inline void dec_packet_roots(const struct ctf_stream *s, struct ctf_dec *d)
+{
+	if (s->has_ph) {
+		d->root[CTF_SCOPE_PACKET_HEADER] =
+			(struct ctf_scope_root){ s->pkt_vals, s->ph_idx };
+		d->roots |= 1u << CTF_SCOPE_PACKET_HEADER;
+	}
+	if (s->has_pc) {
+		d->root[CTF_SCOPE_PACKET_CONTEXT] =
+			(struct ctf_scope_root){ s->pkt_vals, s->pc_idx };
+		d->roots |= 1u << CTF_SCOPE_PACKET_CONTEXT;
+	}
+}
+
 static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 {
 	const struct ctf_sc_dec *scd = s->scd;
@@ -943,15 +958,7 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 	d.out = &slot->ev_vals;
 	d.clock = &s->clock;
 	slot->ev_vals.n = 0;
-	if (s->has_ph) {
-		d.root[CTF_SCOPE_PACKET_HEADER] = (struct ctf_scope_root){ s->pkt_vals, s->ph_idx };
-		d.roots |= 1u << CTF_SCOPE_PACKET_HEADER;
-	}
-	if (s->has_pc) {
-		d.root[CTF_SCOPE_PACKET_CONTEXT] =
-			(struct ctf_scope_root){ s->pkt_vals, s->pc_idx };
-		d.roots |= 1u << CTF_SCOPE_PACKET_CONTEXT;
-	}
+	dec_packet_roots(s, &d);
 
 	if (scd->event_header) {
 		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_HEADER, scd->event_header,
@@ -1084,21 +1091,12 @@ static uint64_t packet_begin_time(struct ctf_stream *s)
 		d.end = s->content_end;
 		d.out = &vals;
 		d.clock = &clock;
-		if (s->has_ph) {
-			d.root[CTF_SCOPE_PACKET_HEADER] =
-				(struct ctf_scope_root){ s->pkt_vals, s->ph_idx };
-			d.roots |= 1u << CTF_SCOPE_PACKET_HEADER;
-		}
-		if (s->has_pc) {
-			d.root[CTF_SCOPE_PACKET_CONTEXT] =
-				(struct ctf_scope_root){ s->pkt_vals, s->pc_idx };
-			d.roots |= 1u << CTF_SCOPE_PACKET_CONTEXT;
-		}
+		dec_packet_roots(s, &d);
 		if (ctf_dec_root(&d, CTF_SCOPE_EVENT_HEADER, s->scd->event_header, &idx) < 0)
 			clock = begin;
 		ctf_values_release(&vals);
 	}
-	return clock < begin ? clock : begin;
+	return MIN(clock, begin);
 }
 
 static int produce(struct ctf_stream *s, struct ctf_slot *slot)
