@@ -883,15 +883,28 @@ static int slice_pkt_cmp(const void *a, const void *b)
 }
 
 /*
- * Cut j of n (0 < j < n): the beginning of the first packet, in time order,
- * with j/n of all packet bytes before it; INT64_MAX when there is none.
+ * Cut j of n (0 < j < n): the beginning of the first packet, in time order
+ * (all[], sorted), with j/n of all packet bytes before it; INT64_MAX when
+ * there is none.
  */
-static int slice_cut(const struct ctf_pkt_index *idx, size_t n_streams, unsigned j, unsigned n,
-		     int64_t *ret)
+static int64_t slice_cut(const struct slice_pkt *all, size_t n_all, uint64_t total, unsigned j,
+			 unsigned n)
+{
+	uint64_t acc = 0, target = total / n * j + total % n * j / n; /* no overflow: j < n */
+
+	for (size_t p = 0; p < n_all; acc += all[p++].bytes)
+		if (acc >= target)
+			return all[p].begin_ns;
+	return INT64_MAX;
+}
+
+/* Slice k of n runs from cut k (the first: from the beginning) to cut k + 1. */
+static int slice_bounds(const struct ctf_pkt_index *idx, size_t n_streams, unsigned k, unsigned n,
+			int64_t *ret_begin, int64_t *ret_end)
 {
 	struct slice_pkt *all;
-	size_t n_all = 0, k = 0;
-	uint64_t total = 0, acc = 0, target;
+	size_t n_all = 0, p = 0;
+	uint64_t total = 0;
 
 	for (size_t i = 0; i < n_streams; i++)
 		n_all += idx[i].n;
@@ -899,21 +912,14 @@ static int slice_cut(const struct ctf_pkt_index *idx, size_t n_streams, unsigned
 	if (!all)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_streams; i++)
-		for (size_t p = 0; p < idx[i].n; p++) {
-			all[k].begin_ns = idx[i].e[p].begin_ns;
-			all[k++].bytes = idx[i].e[p].bytes;
-			total += idx[i].e[p].bytes;
+		for (size_t e = 0; e < idx[i].n; e++) {
+			all[p].begin_ns = idx[i].e[e].begin_ns;
+			all[p++].bytes = idx[i].e[e].bytes;
+			total += idx[i].e[e].bytes;
 		}
 	qsort(all, n_all, sizeof(*all), slice_pkt_cmp);
-	target = total / n * j + total % n * j / n; /* no overflow: j < n */
-	*ret = INT64_MAX;
-	for (k = 0; k < n_all; k++) {
-		if (acc >= target) {
-			*ret = all[k].begin_ns;
-			break;
-		}
-		acc += all[k].bytes;
-	}
+	*ret_begin = k ? slice_cut(all, n_all, total, k, n) : INT64_MIN;
+	*ret_end = k + 1 < n ? slice_cut(all, n_all, total, k + 1, n) : INT64_MAX;
 	free(all);
 	return 0;
 }
@@ -956,10 +962,8 @@ int strata_ctf_reader_slice(struct strata_ctf_reader *r, unsigned k, unsigned n)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->n_streams && ret == 0; i++)
 		ret = ctf_stream_scan(r->streams[i], &idx[i]);
-	if (ret == 0 && k > 0)
-		ret = slice_cut(idx, r->n_streams, k, n, &begin);
-	if (ret == 0 && k + 1 < n)
-		ret = slice_cut(idx, r->n_streams, k + 1, n, &end);
+	if (ret == 0)
+		ret = slice_bounds(idx, r->n_streams, k, n, &begin, &end);
 	if (ret == 0) {
 		for (size_t i = 0; i < r->n_streams; i++)
 			ctf_stream_seek(r->streams[i], &idx[i],

@@ -1360,7 +1360,11 @@ static int scan_file(struct ctf_stream *s, struct ctf_stream *tmp, uint32_t f,
 		r = index_add(idx, &e);
 		if (r < 0)
 			break;
-		/* As packet_end() leaves the stream for the next packet. */
+		/*
+		 * As packet_end() leaves the stream for the next packet. Where a
+		 * tracer quirk keeps the last event's clock instead, that event
+		 * lies past its packet's end, and the slice decoding it gives up.
+		 */
 		tmp->clock = tmp->snap.ts_end;
 		snap_carry(&tmp->prev, &tmp->snap);
 		tmp->pkt_off += e.bytes;
