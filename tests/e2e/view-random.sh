@@ -32,19 +32,19 @@ for ((seed = first; seed < first + count; seed++)); do
 	trace=$work/t$seed
 	if ((seed % 4)); then
 		opts=$(python3 "$gen" "$seed" "$trace" 2>"$work/gen.err")
+		gen_status=$?
 	else
-		opts="--clock-force-correlate $(python3 "$gen" "$seed" "$trace/a" 2>"$work/gen.err" &&
-			python3 "$gen" $((seed + 1000000)) "$trace/b" 2>>"$work/gen.err" >/dev/null)"
+		opts=$(python3 "$gen" "$seed" "$trace/a" 2>"$work/gen.err" &&
+			python3 "$gen" $((seed + 1000000)) "$trace/b" 2>>"$work/gen.err" >/dev/null)
+		gen_status=$?
 		# The time range is drawn within the first trace's clock; the second
 		# trace's clock may begin after it, which babeltrace2's trimmer fails
 		# on (a bound it cannot express in that clock) and strata does not
 		# model: the generator avoids such bounds for its own trace.
-		gen_status=$?
-		opts=$(echo "$opts" | tr ' ' '\n' | grep -v -e '^--begin=' -e '^--end=' | tr '\n' ' ')
-		(exit $gen_status)
+		opts="--clock-force-correlate $(echo "$opts" | tr ' ' '\n' |
+			grep -v -e '^--begin=' -e '^--end=' | tr '\n' ' ')"
 	fi
-	# shellcheck disable=SC2181 # the generator's status, through the command substitution
-	if [ $? != 0 ]; then
+	if [ "$gen_status" != 0 ]; then
 		echo "FAIL: seed $seed: the generator failed: $(tail -n 1 "$work/gen.err")"
 		fail=$((fail + 1))
 		continue
