@@ -189,9 +189,8 @@ int ctf_merge_push(struct ctf_merge *m, struct ctf_stream *s)
 	return 0;
 }
 
-void ctf_merge_top_changed(struct ctf_merge *m)
+void ctf_merge_top_changed_slow(struct ctf_merge *m)
 {
-	/* Two streams, the usual per-CPU pair: one comparison, no loop. */
 	if (m->n == 2) {
 		if (merge_cmp(m->heap[1], m->heap[0]) < 0) {
 			struct ctf_stream *t = m->heap[0];

@@ -26,8 +26,31 @@ static inline struct ctf_stream *ctf_merge_top(const struct ctf_merge *m)
 {
 	return m->n ? m->heap[0] : NULL;
 }
-/* After the top stream advanced: restore the order. */
-void ctf_merge_top_changed(struct ctf_merge *m);
+void ctf_merge_top_changed_slow(struct ctf_merge *m);
+/*
+ * After the top stream advanced: restore the order. Inline, once per
+ * message: with the usual per-CPU pair of streams whose head times
+ * differ, one comparison decides.
+ */
+static inline void ctf_merge_top_changed(struct ctf_merge *m)
+{
+	if (m->n == 2) {
+		int64_t k0 = ctf_stream_head_key(m->heap[0])->ns;
+		int64_t k1 = ctf_stream_head_key(m->heap[1])->ns;
+
+		if (k0 < k1)
+			return;
+		if (k1 < k0) {
+			struct ctf_stream *t = m->heap[0];
+
+			m->heap[0] = m->heap[1];
+			m->heap[1] = t;
+			return;
+		}
+	}
+	if (m->n >= 2)
+		ctf_merge_top_changed_slow(m);
+}
 /* Removes the top stream (it ended). */
 void ctf_merge_pop(struct ctf_merge *m);
 void ctf_merge_release(struct ctf_merge *m);

@@ -479,15 +479,18 @@ static int time_back(struct strata_ctf_reader *r, const struct ctf_stream *s, in
  * its kind, 0 at the end, or an error. Only the queue's copy of the key is
  * read: the slot may have been written on a worker's CPU (decode-ahead.h).
  */
-static int mux_step(struct strata_ctf_reader *r, struct ctf_slot **ret_slot, uint8_t *ret_kind,
-		    struct ctf_stream **ret_stream)
+static inline __attribute__((always_inline)) int mux_step(struct strata_ctf_reader *r,
+							  struct ctf_slot **ret_slot,
+							  uint8_t *ret_kind,
+							  struct ctf_stream **ret_stream)
 {
 	const struct ctf_slot_key *key;
 	struct ctf_stream *top;
 	struct ctf_slot *slot;
 	int ret;
 
-	if (r->step && r->step % CTF_BT_BATCH == 0 && r->released_step != r->step) {
+	/* Tested first: without the batching model (no pools) no batch fills. */
+	if (unlikely(r->n_batch) && r->step % CTF_BT_BATCH == 0 && r->released_step != r->step) {
 		r->released_step = r->step;
 		ret = release_batch(r);
 		if (ret < 0)
