@@ -322,6 +322,8 @@ static struct dn_flat make_flat(const struct dnode *c, uint32_t off)
 			     .shift = (uint8_t)(64 - c->size) };
 
 	f.sx = c->kind == DN_INT && c->is_signed && c->size < 64;
+	f.mask = c->size == 64 ? UINT64_MAX : (UINT64_C(1) << c->size) - 1;
+	f.sign = f.sx ? UINT64_C(1) << (c->size - 1) : 0;
 	return f;
 }
 
@@ -733,6 +735,17 @@ static unsigned flat_base_load(const struct dn_flat *f, bool *swap)
 	return *swap ? f->load - DL_SWAP : f->load;
 }
 
+/* struct ds_op.plain of a run. */
+static bool run_plain(const struct dn_flat *flat, uint32_t n)
+{
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		return false;
+	for (uint32_t k = 0; k < n; k++)
+		if (flat[k].load == DL_F32 || flat[k].load >= DL_SWAP)
+			return false;
+	return true;
+}
+
 /* struct ds_op.over of a run. */
 static uint32_t run_over(const struct dn_flat *flat, uint32_t n, uint32_t bits)
 {
@@ -805,6 +818,7 @@ static bool shape_members(struct shape_build *sb, const struct dnode *dn, uint32
 						  .bits = run->bits,
 						  .vidx = sb->n_vals,
 						  .over = run_over(&dn->flat[i], run->n, run->bits),
+						  .plain = run_plain(&dn->flat[i], run->n),
 						  .flat = &dn->flat[i] }))
 			return false;
 		for (uint32_t k = 0; k < run->n; k++)
@@ -1139,7 +1153,12 @@ static int build_head(struct compile_ctx *cc, const struct dnode *dn, struct dsh
 					   .n_leaves = ob.n,
 					   .leaves = leaves,
 					   .bits = (uint32_t)pos,
-					   .bytes = ob.bytes };
+					   .bytes = ob.bytes,
+					   .id_leaf = UINT32_MAX };
+		/* As note_meaning() in leaf order leaves it: the last one. */
+		for (uint32_t i = 0; i < ob.n; i++)
+			if (leaves[i].meaning == CTF_MEANING_EVENT_ID)
+				opts[o].id_leaf = i;
 	}
 	h->align = dn->align;
 	h->var = v;
@@ -1408,6 +1427,19 @@ int ctf_trace_dec_create_opts(const struct ctf_trace_class *tc, bool generic,
 			!__builtin_add_overflow(
 				s_ns, (int64_t)ctf_clock_value_ns(clk->freq, clk->offset_cycles),
 				&td->clock_base_ns[i]);
+	}
+	for (size_t i = 0; i < tc->n_streams; i++) {
+		struct ctf_sc_dec *scd = &td->scs[i];
+		int32_t clk = scd->sc->default_clock;
+
+		scd->head = scd->event_header && scd->event_header->shape ?
+				    scd->event_header->shape->head :
+				    NULL;
+		scd->default_id = scd->sc->n_events == 1 ? scd->sc->events[0]->id : 0;
+		scd->has_clock = clk >= 0;
+		scd->clock_ns = clk >= 0 && (size_t)clk < tc->n_clocks && td->clock_base_ok[clk] &&
+				tc->clocks[clk].freq == UINT64_C(1000000000);
+		scd->clock_base_ns = scd->clock_ns ? td->clock_base_ns[clk] : 0;
 	}
 	*ret = td;
 	return 0;

@@ -982,25 +982,41 @@ static inline __attribute__((always_inline)) bool
 run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const struct ds_op *e,
 	const struct ctf_value *tmpl, uint32_t n_vals, uint32_t *extra)
 {
-	const uint8_t *p, *nul;
-	uint64_t avail;
+	/*
+	 * The position in a local: stores to values may alias *d, which would
+	 * make the compiler reload and store it for every op. Failing leaves
+	 * d->pos to the caller, which puts it back.
+	 */
+	const uint8_t *const base = d->base, *p, *nul;
+	const uint64_t end = d->end;
+	uint64_t pos = d->pos, avail;
 
 	for (; op < e; op++) {
-		if (unlikely(d->pos & (op->align - 1))) {
-			uint64_t a = (d->pos + op->align - 1) & ~((uint64_t)op->align - 1);
+		if (unlikely(pos & (op->align - 1))) {
+			uint64_t a = (pos + op->align - 1) & ~((uint64_t)op->align - 1);
 
-			if (a > d->end)
+			if (a > end)
 				return false;
-			d->pos = a;
+			pos = a;
 		}
 		switch (op->op) {
 		case DS_ALIGN:
 			break;
 		case DS_RUN:
-			if (unlikely(d->end - d->pos < op->bits))
+			if (unlikely(end - pos < op->bits))
 				return false;
-			p = d->base + (d->pos >> 3);
-			if (likely((d->end - d->pos - op->bits) / 8 >= op->over)) {
+			p = base + (pos >> 3);
+			if (likely((end - pos - op->bits) / 8 >= op->over) && op->plain) {
+				struct ctf_value *w = &v[op->vidx];
+
+				for (uint32_t k = 0; k < op->n; k++) {
+					const struct dn_flat *f = &op->flat[k];
+					uint64_t x;
+
+					memcpy(&x, p + f->off, 8);
+					w[k].u = ((x & f->mask) ^ f->sign) - f->sign;
+				}
+			} else if (likely((end - pos - op->bits) / 8 >= op->over)) {
 				for (uint32_t k = 0; k < op->n; k++)
 					v[op->vidx + k].u =
 						flat_bits(&op->flat[k], p + op->flat[k].off);
@@ -1010,46 +1026,54 @@ run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const st
 					flat_value(&v[op->vidx + k], &op->flat[k],
 						   p + op->flat[k].off);
 			}
-			d->pos += op->bits;
+			pos += op->bits;
 			break;
 		case DS_ARRAY:
 			/* n * size cannot wrap: n and size are 32-bit and 8-bit. */
-			if (unlikely(d->end - d->pos < (uint64_t)op->n * op->flat->size))
+			if (unlikely(end - pos < (uint64_t)op->n * op->flat->size))
 				return false;
-			fill_array(&v[op->vidx], op->flat, d->base + (d->pos >> 3), op->n);
-			d->pos += (uint64_t)op->n * op->flat->size;
+			fill_array(&v[op->vidx], op->flat, base + (pos >> 3), op->n);
+			pos += (uint64_t)op->n * op->flat->size;
 			break;
 		case DS_STRING:
-			p = d->base + (d->pos >> 3);
-			avail = (d->end - d->pos) >> 3;
+			p = base + (pos >> 3);
+			avail = (end - pos) >> 3;
 			nul = find_nul(p, avail);
 			if (unlikely(!nul) || unlikely((uint64_t)(nul - p) > UINT32_MAX))
 				return false;
 			v[op->vidx].str.ptr = (const char *)p;
 			v[op->vidx].str.len = (uint32_t)(nul - p);
-			d->pos += (uint64_t)(nul - p + 1) * 8;
+			pos += (uint64_t)(nul - p + 1) * 8;
 			break;
 		case DS_TEXT:
-			if (unlikely(op->n > (d->end - d->pos) / 8))
+			if (unlikely(op->n > (end - pos) / 8))
 				return false;
-			p = d->base + (d->pos >> 3);
+			p = base + (pos >> 3);
 			nul = find_nul(p, op->n);
 			v[op->vidx].str.ptr = (const char *)p;
 			v[op->vidx].str.len = nul ? (uint32_t)(nul - p) : op->n;
-			d->pos += (uint64_t)op->n * 8;
+			pos += (uint64_t)op->n * 8;
 			break;
 		case DS_LEAF:
+			d->pos = pos;
 			if (unlikely(!shape_leaf(d, op->dn, &v[op->vidx])))
 				return false;
+			pos = d->pos;
 			break;
-		default: /* DS_SEQ, DS_TSEQ */
+		case DS_SEQ:
+		case DS_TSEQ:
+			d->pos = pos;
 			if (unlikely(!shape_seq(d, op, tmpl, n_vals, extra)))
 				return false;
+			pos = d->pos;
 			/* The values may have moved, and those after it did. */
 			v = d->out->v + d->out->n + *extra;
 			break;
+		default:
+			__builtin_unreachable();
 		}
 	}
+	d->pos = pos;
 	return true;
 }
 
@@ -1141,35 +1165,52 @@ static inline __attribute__((always_inline)) uint64_t head_bits(const uint8_t *p
 	return (x >> l->shift) & l->mask;
 }
 
-/* Decode a scope with its head (struct dhead): 0, or 1 for the shape to do it. */
-static int exec_head(struct ctf_dec *d, const struct dhead *h)
+/*
+ * The option of a head (struct dhead) the tag at the current position
+ * picks, its bytes all readable from *ret_p (the aligned scope's
+ * beginning, *ret_at in bits), or NULL when the head cannot take it.
+ */
+static inline __attribute__((always_inline)) const struct dh_opt *
+head_option(const struct ctf_dec *d, const struct dhead *h, uint64_t *ret_at, const uint8_t **ret_p)
 {
-	struct ctf_values *o = d->out;
 	const uint64_t at = (d->pos + h->align - 1) & ~((uint64_t)h->align - 1);
 	const struct dh_opt *opt;
 	const uint8_t *p;
 	struct ctf_value tag;
-	struct ctf_value *v;
 	uint64_t avail;
 	uint32_t k;
 
 	if (unlikely(at > d->end))
-		return 1;
+		return NULL;
 	p = d->base + (at >> 3);
 	avail = (d->end - at) >> 3;
 	if (unlikely(avail < h->tag_bytes))
-		return 1;
+		return NULL;
 	tag.u = head_bits(p, &h->tag);
 	if (h->tag.sx)
 		tag.u = sign_extend(tag.u, h->tag.size);
 	k = variant_pick(h->var, &tag);
 	if (unlikely(k == UINT32_MAX))
-		return 1;
+		return NULL;
 	opt = &h->opts[k];
-	if (unlikely(avail < opt->bytes) || unlikely(d->end - at < opt->bits) ||
-	    !shape_room(d, 0, opt->n_vals))
-		return 1;
-	v = o->v + o->n;
+	if (unlikely(avail < opt->bytes) || unlikely(d->end - at < opt->bits))
+		return NULL;
+	*ret_at = at;
+	*ret_p = p;
+	return opt;
+}
+
+/*
+ * An option's values, from the scope's bytes at p, appended to d->out (the
+ * room made), the clock moved and, if notes, the meanings noted; the
+ * position after the scope, which begins at bit at.
+ */
+static inline __attribute__((always_inline)) void
+head_fill(struct ctf_dec *d, const struct dh_opt *opt, const uint8_t *p, uint64_t at, bool notes)
+{
+	struct ctf_values *o = d->out;
+	struct ctf_value *v = o->v + o->n;
+
 	copy_values(v, opt->tmpl, opt->n_vals);
 	for (uint32_t i = 0; i < opt->n_leaves; i++) {
 		const struct dh_leaf *l = &opt->leaves[i];
@@ -1177,13 +1218,26 @@ static int exec_head(struct ctf_dec *d, const struct dhead *h)
 
 		v[l->vidx].u = l->sx ? sign_extend(raw, l->size) : raw;
 		/* note_int()'s, with what it tests known. */
-		if (l->meaning)
+		if (notes && l->meaning)
 			note_meaning(d, l->meaning, raw);
 		if (l->clock && d->clock)
 			clock_advance(d, raw, l->mask);
 	}
 	d->pos = at + opt->bits;
 	o->n += opt->n_vals;
+}
+
+/* Decode a scope with its head (struct dhead): 0, or 1 for the shape to do it. */
+static inline __attribute__((always_inline)) int exec_head(struct ctf_dec *d, const struct dhead *h)
+{
+	const struct dh_opt *opt;
+	const uint8_t *p;
+	uint64_t at;
+
+	opt = head_option(d, h, &at, &p);
+	if (!opt || !shape_room(d, 0, opt->n_vals))
+		return 1;
+	head_fill(d, opt, p, at, true);
 	return 0;
 }
 
@@ -1191,7 +1245,8 @@ static int exec_head(struct ctf_dec *d, const struct dhead *h)
  * Decode a scope with its shape (struct dshape): 0, or 1 when the program
  * must decode it instead (nothing kept: position and values as before).
  */
-static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
+static inline __attribute__((always_inline)) int exec_shape_inline(struct ctf_dec *d,
+								   const struct dshape *sh)
 {
 	struct ctf_values *o = d->out;
 	const uint64_t pos0 = d->pos;
@@ -1229,6 +1284,40 @@ static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
 redo:
 	d->pos = pos0;
 	return 1;
+}
+
+/* Out of line for the scope by scope paths; ctf_dec_event() has its own copy. */
+static int exec_shape(struct ctf_dec *d, const struct dshape *sh)
+{
+	return exec_shape_inline(d, sh);
+}
+
+int ctf_dec_event(struct ctf_dec *d, const struct ctf_sc_dec *scd, struct ctf_dec_event *ret)
+{
+	const uint32_t n0 = d->out->n;
+	const struct ctf_ec_dec *ecd;
+	const struct dh_opt *opt;
+	const uint8_t *p;
+	uint64_t at, id;
+
+	/* The event class first: nothing is written for an unknown one. */
+	opt = head_option(d, scd->head, &at, &p);
+	if (unlikely(!opt))
+		return 1;
+	id = opt->id_leaf != UINT32_MAX ? head_bits(p, &opt->leaves[opt->id_leaf]) :
+					  scd->default_id;
+	ecd = ctf_sc_dec_ec(scd, id);
+	if (unlikely(!ecd) || !shape_room(d, 0, opt->n_vals))
+		return 1; /* decoded scope by scope, which reports an unknown class */
+	/* No meaning noted: the event id is known, and nothing else reads them. */
+	head_fill(d, opt, p, at, false);
+	ret->ecd = ecd;
+	ret->hdr_idx = n0;
+	ret->cycles = d->clock ? *d->clock : 0;
+	if (!ecd->body || exec_shape_inline(d, ecd->body) != 0)
+		return 2;
+	ret->body_idx = n0 + opt->n_vals;
+	return 0;
 }
 
 int ctf_dec_shape(struct ctf_dec *dec, const struct dshape *sh)

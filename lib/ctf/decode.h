@@ -77,6 +77,11 @@ struct dn_flat {
 	 */
 	uint8_t shift;
 	bool sx;
+	/*
+	 * Plain runs (struct ds_op.plain) on little-endian hosts: value =
+	 * ((x & mask) ^ sign) - sign, sign the value's top bit if sx, else 0.
+	 */
+	uint64_t mask, sign;
 };
 
 /* The run starting at a struct member: n members (0: none), bits long. */
@@ -202,6 +207,11 @@ struct ds_op {
 	 * binary32, a swap on a big-endian host): see struct dn_flat.shift.
 	 */
 	uint32_t over;
+	/*
+	 * RUN: every member an integer or binary64 in the host's byte order,
+	 * on a little-endian host (struct dn_flat.mask): no per-member tests.
+	 */
+	bool plain;
 	const struct dn_flat *flat; /* RUN, ARRAY, SEQ: the element's */
 	const struct dnode *dn; /* LEAF */
 	/* SEQ, TSEQ: see "Sequences" below; n is how many values back the length is. */
@@ -280,6 +290,7 @@ struct dh_opt {
 	const struct dh_leaf *leaves;
 	uint32_t bits; /* the scope's length */
 	uint32_t bytes; /* readable bytes each leaf's 8-byte load needs */
+	uint32_t id_leaf; /* the last leaf meaning the event id, or UINT32_MAX */
 };
 
 struct dhead {
@@ -337,6 +348,20 @@ struct ctf_sc_dec {
 	/* Dense id → index+1 table when ids are small; 0 means absent. */
 	uint32_t *ec_dense;
 	uint64_t n_dense;
+	/*
+	 * The default clock, known here so that the event loop converts its
+	 * values without walking to the clock class: has_clock, and when the
+	 * clock runs at 1 GHz with a base that converts, that base (clock_ns):
+	 * ns = clock_base_ns + cycles (see ctf_sc_clock_to_ns()).
+	 */
+	bool has_clock, clock_ns;
+	int64_t clock_base_ns;
+	/*
+	 * The event header's head (struct dhead), for ctf_dec_event(), or
+	 * NULL; default_id: the event id when the header has none.
+	 */
+	const struct dhead *head;
+	uint64_t default_id;
 	/* What the packet context provides (babeltrace2's stream class config). */
 	bool has_ts_begin, has_ts_end, has_disc_events, has_seq_num;
 	bool has_content_size, has_packet_size;
@@ -438,6 +463,26 @@ struct ctf_dec {
 int ctf_dec_root(struct ctf_dec *dec, enum ctf_scope scope, const struct dnode *root,
 		 uint32_t *ret_idx);
 
+/* What ctf_dec_event() decoded. */
+struct ctf_dec_event {
+	const struct ctf_ec_dec *ecd;
+	uint64_t cycles; /* the clock after the header: the event's time */
+	uint32_t hdr_idx; /* the header's root value */
+	uint32_t body_idx; /* returned 0: the body shape's first value (struct ctf_ec_dec.body) */
+};
+
+/*
+ * An event of a stream class whose header has a head (struct
+ * ctf_sc_dec.head), in one call: the header, its event class, and the
+ * body's shape when the class has one. Returns 0 when all is decoded, 2
+ * when only the header is (ecd, cycles and hdr_idx set, the position
+ * after the header: the body is to be decoded scope by scope), and 1 when
+ * nothing is (values and position as before, the clock too): the event is
+ * then to be decoded scope by scope, which reports what is wrong. Meanings
+ * are not noted.
+ */
+int ctf_dec_event(struct ctf_dec *dec, const struct ctf_sc_dec *scd, struct ctf_dec_event *ret);
+
 /*
  * Decode the values of a shape without a tail variant (struct ctf_ec_dec
  * .body) at the current position, appended to dec->out: 0, or 1 with
@@ -466,6 +511,16 @@ static inline bool ctf_clock_to_ns(const struct ctf_trace_dec *td, int32_t clock
 	if (v >= (uint64_t)INT64_MAX)
 		return false;
 	return !__builtin_add_overflow(td->clock_base_ns[clock], (int64_t)v, ret_ns);
+}
+
+/* ctf_clock_to_ns() of scd's default clock, which the class has (has_clock). */
+static inline bool ctf_sc_clock_to_ns(const struct ctf_trace_dec *td, const struct ctf_sc_dec *scd,
+				      uint64_t cycles, int64_t *ret_ns)
+{
+	if (__builtin_expect(scd->clock_ns, 1))
+		return cycles < (uint64_t)INT64_MAX &&
+		       !__builtin_add_overflow(scd->clock_base_ns, (int64_t)cycles, ret_ns);
+	return ctf_clock_to_ns(td, scd->sc->default_clock, cycles, ret_ns);
 }
 
 /* Apply the reader's clock offset and correlation options to a clock class. */

@@ -297,6 +297,9 @@ static int decode_head(struct ctf_stream *s, struct ctf_dec *d, uint64_t have, u
 		}
 		s->has_pc = true;
 	}
+	/* The values no longer move: every event of the packet points to them. */
+	s->pkt_scope[0] = s->has_ph ? &s->pkt_vals->v[s->ph_idx] : NULL;
+	s->pkt_scope[1] = s->has_pc ? &s->pkt_vals->v[s->pc_idx] : NULL;
 	return 0;
 }
 
@@ -929,18 +932,21 @@ static inline void dec_packet_roots(const struct ctf_stream *s, struct ctf_dec *
 	}
 }
 
-static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
+static inline __attribute__((always_inline)) int event_decode_inline(struct ctf_stream *s,
+								     struct ctf_slot *slot)
 {
 	const struct ctf_sc_dec *scd = s->scd;
 	const struct ctf_ec_dec *ecd;
 	struct ctf_dec d;
+	/* Each scope's root value, UINT32_MAX when absent. */
 	uint32_t idx[CTF_SCOPE_COUNT];
-	bool present[CTF_SCOPE_COUNT] = { false };
 	uint64_t id, cycles, start = s->pos;
 	struct strata_ctf_event *ev;
+	const struct ctf_value *vals;
 	int r;
 
 	/* Only what is read before being written: this runs once per event. */
+	memset(idx, 0xff, sizeof(idx));
 	d.meaning_set = 0;
 	d.err = NULL;
 	d.err_pos = 0;
@@ -958,14 +964,40 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 	d.out = &slot->ev_vals;
 	d.clock = &s->clock;
 	slot->ev_vals.n = 0;
-	dec_packet_roots(s, &d);
 
+	/*
+	 * The common case in one call (ctf_dec_event()). A head and a shape
+	 * reach no field outside their scope: the packet's roots are only set
+	 * for what decodes otherwise.
+	 */
+	if (likely(scd->head)) {
+		struct ctf_dec_event e;
+
+		r = ctf_dec_event(&d, scd, &e);
+		if (likely(r != 1)) {
+			ecd = e.ecd;
+			cycles = e.cycles;
+			idx[CTF_SCOPE_EVENT_HEADER] = e.hdr_idx;
+			if (likely(r == 0)) {
+				for (int k = 0; k < CTF_BODY_COUNT; k++)
+					idx[CTF_SCOPE_STREAM_EVENT_CONTEXT + k] =
+						ecd->body_idx[k] != UINT32_MAX ?
+							e.body_idx + ecd->body_idx[k] :
+							UINT32_MAX;
+				goto decoded;
+			}
+			d.root[CTF_SCOPE_EVENT_HEADER] =
+				(struct ctf_scope_root){ d.out, e.hdr_idx };
+			d.roots |= 1u << CTF_SCOPE_EVENT_HEADER;
+			goto body;
+		}
+	}
 	if (scd->event_header) {
+		dec_packet_roots(s, &d);
 		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_HEADER, scd->event_header,
 				 &idx[CTF_SCOPE_EVENT_HEADER]);
 		if (r < 0)
 			return dec_error(s, &d, r);
-		present[CTF_SCOPE_EVENT_HEADER] = true;
 	}
 	/*
 	 * babeltrace2 creates the event message right after the header: clock
@@ -974,7 +1006,7 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 	 */
 	cycles = s->clock;
 	if (!meaning(&d, CTF_MEANING_EVENT_ID, &id))
-		id = scd->sc->n_events == 1 ? scd->sc->events[0]->id : 0;
+		id = scd->default_id;
 	ecd = ctf_sc_dec_ec(scd, id);
 	if (!ecd)
 		return stream_err(s, -STRATA_ESTREAM, s->pkt_off + start / 8,
@@ -984,34 +1016,32 @@ static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
 		uint32_t base = d.out->n;
 
 		if (likely(ctf_dec_shape(&d, ecd->body) == 0)) {
-			for (int k = 0; k < CTF_BODY_COUNT; k++) {
-				idx[CTF_SCOPE_STREAM_EVENT_CONTEXT + k] = base + ecd->body_idx[k];
-				present[CTF_SCOPE_STREAM_EVENT_CONTEXT + k] =
-					ecd->body_idx[k] != UINT32_MAX;
-			}
+			for (int k = 0; k < CTF_BODY_COUNT; k++)
+				idx[CTF_SCOPE_STREAM_EVENT_CONTEXT + k] =
+					ecd->body_idx[k] != UINT32_MAX ? base + ecd->body_idx[k] :
+									 UINT32_MAX;
 			goto decoded;
 		}
 	}
+body:
+	dec_packet_roots(s, &d);
 	if (scd->event_context) {
 		r = ctf_dec_root(&d, CTF_SCOPE_STREAM_EVENT_CONTEXT, scd->event_context,
 				 &idx[CTF_SCOPE_STREAM_EVENT_CONTEXT]);
 		if (r < 0)
 			return dec_error(s, &d, r);
-		present[CTF_SCOPE_STREAM_EVENT_CONTEXT] = true;
 	}
 	if (ecd->context) {
 		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_CONTEXT, ecd->context,
 				 &idx[CTF_SCOPE_EVENT_CONTEXT]);
 		if (r < 0)
 			return dec_error(s, &d, r);
-		present[CTF_SCOPE_EVENT_CONTEXT] = true;
 	}
 	if (ecd->payload) {
 		r = ctf_dec_root(&d, CTF_SCOPE_EVENT_PAYLOAD, ecd->payload,
 				 &idx[CTF_SCOPE_EVENT_PAYLOAD]);
 		if (r < 0)
 			return dec_error(s, &d, r);
-		present[CTF_SCOPE_EVENT_PAYLOAD] = true;
 	}
 decoded:
 	if (d.pos == start)
@@ -1024,14 +1054,16 @@ decoded:
 	ev->sc = scd->sc;
 	ev->ec = ecd->ec;
 	ev->packet = s->packet;
-	ev->scope[CTF_SCOPE_PACKET_HEADER] = s->has_ph ? &s->pkt_vals->v[s->ph_idx] : NULL;
-	ev->scope[CTF_SCOPE_PACKET_CONTEXT] = s->has_pc ? &s->pkt_vals->v[s->pc_idx] : NULL;
+	ev->scope[CTF_SCOPE_PACKET_HEADER] = s->pkt_scope[0];
+	ev->scope[CTF_SCOPE_PACKET_CONTEXT] = s->pkt_scope[1];
+	/* The values in a local: the stores below could alias the slot's pointer. */
+	vals = slot->ev_vals.v;
 	for (int sc = CTF_SCOPE_EVENT_HEADER; sc < CTF_SCOPE_COUNT; sc++)
-		ev->scope[sc] = present[sc] ? &slot->ev_vals.v[idx[sc]] : NULL;
-	ev->has_clock = scd->sc->default_clock >= 0;
+		ev->scope[sc] = idx[sc] != UINT32_MAX ? &vals[idx[sc]] : NULL;
+	ev->has_clock = scd->has_clock;
 	if (ev->has_clock) {
 		ev->cycles = cycles;
-		if (!ctf_clock_to_ns(s->rt->td, scd->sc->default_clock, cycles, &ev->ns))
+		if (!ctf_sc_clock_to_ns(s->rt->td, scd, cycles, &ev->ns))
 			return stream_err(s, -STRATA_ECLOCK, s->pkt_off + start / 8,
 					  "clock value %" PRIu64
 					  " cannot be converted to nanoseconds from origin",
@@ -1049,6 +1081,12 @@ decoded:
 	slot->ecd = ecd;
 	slot->pool = NULL;
 	return 1;
+}
+
+/* Out of line for produce(); ctf_stream_refill() has its own copy. */
+static int event_decode(struct ctf_stream *s, struct ctf_slot *slot)
+{
+	return event_decode_inline(s, slot);
 }
 
 /* A message whose merge key is ns, or the last returned time when !has. */
@@ -1236,7 +1274,14 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 			if (r > 0)
 				r = finish_slot(s, slot, &taken, last_ns, n);
 		} else {
-			r = ctf_stream_produce(s, slot);
+			/* produce()'s common case, without its call. */
+			if (likely(s->in_packet && s->pb_done) && s->next_pending >= s->n_pending &&
+			    s->pos < s->content_end) {
+				r = event_decode_inline(s, slot);
+				s->produced += r > 0;
+			} else {
+				r = ctf_stream_produce(s, slot);
+			}
 			if (r > 0)
 				r = finish_slot(s, slot, &slot->key, last_ns, n);
 		}

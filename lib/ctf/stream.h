@@ -275,6 +275,7 @@ struct ctf_stream {
 	struct ctf_values *pkt_vals; /* &cur->vals */
 	uint32_t ph_idx, pc_idx;
 	bool has_ph, has_pc;
+	const struct ctf_value *pkt_scope[2]; /* packet header and context roots, or NULL */
 
 	struct ctf_pending pending[2];
 	unsigned n_pending, next_pending;
