@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <strata/error.h>
@@ -184,6 +185,88 @@ static int read_at(struct ctf_stream *s, int fd, uint8_t *dst, uint64_t len, uin
 	return 0;
 }
 
+/* Packets read or mapped: not more than CTF_PKT_MAX_BYTES of one in memory. */
+static int packet_too_big(struct ctf_stream *s, uint64_t len)
+{
+	return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
+			  "packet of %" PRIu64 " bytes is larger than the reader's limit "
+			  "(%" PRIu64 " bytes)",
+			  len, CTF_PKT_MAX_BYTES);
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+
+/*
+ * f mapped whole for reading its packets' events, when the kernel can
+ * populate a mapping's pages ahead; else NULL, and they are read with
+ * pread(), as always when STRATA_CTF_NO_MMAP is set in the environment
+ * (the tests read traces both ways). Tried once per file.
+ */
+static const uint8_t *file_map(struct ctf_stream_file *f, int fd)
+{
+	void *m;
+
+	if (f->map_tried)
+		return f->map;
+	f->map_tried = true;
+	if (f->size == 0 || f->size > SIZE_MAX || getenv("STRATA_CTF_NO_MMAP"))
+		return NULL;
+	m = mmap(NULL, (size_t)f->size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	/* EINVAL before Linux 5.14; EFAULT: cut since, which map_read() reports. */
+	if (madvise(m, 1, MADV_POPULATE_READ) < 0 && errno != EFAULT) {
+		munmap(m, (size_t)f->size);
+		return NULL;
+	}
+	f->map = m;
+	return f->map;
+}
+
+/*
+ * Bytes [off, off + len) of the current file, mapped at map, made readable
+ * in one call. The file must still hold them: a mapping reads a cut file's
+ * last page as zeros, and faults past it.
+ */
+static int map_read(struct ctf_stream *s, int fd, const uint8_t *map, uint64_t off, uint64_t len)
+{
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	const uintptr_t a = (uintptr_t)(map + off) & ~(page - 1);
+	struct stat st;
+
+	if (len == 0)
+		return 0;
+	if (off + len - s->pkt_off > CTF_PKT_MAX_BYTES)
+		return packet_too_big(s, off + len - s->pkt_off);
+	if (fstat(fd, &st) < 0)
+		return stream_err(s, -errno, off, "cannot stat: %s", strerror(errno));
+	if ((uint64_t)st.st_size < off + len)
+		return stream_err(s, -STRATA_ESTREAM, MAX((uint64_t)st.st_size, off),
+				  "file is shorter than when the trace was opened");
+	/* Other failures only leave the pages to be faulted in one by one. */
+	if (madvise((void *)a, (uintptr_t)(map + off + len) - a, MADV_POPULATE_READ) < 0 &&
+	    (errno == EFAULT || errno == EHWPOISON || errno == EIO))
+		return stream_err(s, -EIO, off, "read failed: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * A mapped packet is done: drop the page table entries of the pages wholly
+ * its own (a neighbour's are left), which the next packets would otherwise
+ * pile up. The bytes stay readable: a page read again is faulted in.
+ */
+static void map_drop(const struct ctf_pkt_buf *b)
+{
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	const uintptr_t a = ((uintptr_t)b->bytes + page - 1) & ~(page - 1);
+	const uintptr_t e = ((uintptr_t)b->bytes + (uintptr_t)b->n_bytes) & ~(page - 1);
+
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
 /* A FREE buffer made CURRENT, or NULL. */
 static struct ctf_pkt_buf *buf_take(struct ctf_stream *s)
 {
@@ -207,10 +290,7 @@ static int buf_reserve(struct ctf_stream *s, struct ctf_pkt_buf *b, uint64_t len
 	if (len <= b->cap)
 		return 0;
 	if (len > CTF_PKT_MAX_BYTES)
-		return stream_err(s, -STRATA_ESTREAM, s->pkt_off,
-				  "packet of %" PRIu64 " bytes is larger than the reader's limit "
-				  "(%" PRIu64 " bytes)",
-				  len, CTF_PKT_MAX_BYTES);
+		return packet_too_big(s, len);
 	/*
 	 * Large packets get whole 2 MiB pages (transparent huge pages where
 	 * madvise mode allows): one TLB entry instead of 512 for the bytes the
@@ -315,7 +395,8 @@ static void snap_carry(struct ctf_snapshots *prev, const struct ctf_snapshots *s
  */
 static int packet_begin(struct ctf_stream *s, bool head_only)
 {
-	const struct ctf_stream_file *f = &s->files[s->cur_file];
+	struct ctf_stream_file *f = &s->files[s->cur_file];
+	const uint8_t *map;
 	uint64_t avail = f->size - s->pkt_off, v, psize, csize, have = 0, want, need;
 	uint64_t clock = s->clock;
 	struct ctf_pkt_buf *b;
@@ -350,16 +431,26 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 		fd = s->fd;
 	}
 
+	/* Headers alone (discovery, slices' scans) are read: they are small. */
+	map = head_only ? NULL : file_map(f, fd);
+	b->mapped = map != NULL;
 	want = MIN(avail, s->read_guess ? s->read_guess : FIRST_READ);
 	for (;;) {
-		r = buf_reserve(s, b, want);
-		if (r < 0)
-			goto out;
-		r = read_at(s, fd, b->data + have, want - have, s->pkt_off + have);
-		if (r < 0)
-			goto out;
+		if (map) {
+			r = map_read(s, fd, map, s->pkt_off + have, want - have);
+			if (r < 0)
+				goto out;
+			s->pkt_base = map + s->pkt_off;
+		} else {
+			r = buf_reserve(s, b, want);
+			if (r < 0)
+				goto out;
+			r = read_at(s, fd, b->data + have, want - have, s->pkt_off + have);
+			if (r < 0)
+				goto out;
+			s->pkt_base = b->data;
+		}
 		have = want;
-		s->pkt_base = b->data;
 		r = decode_head(s, &d, have, clock, &dec_failed);
 		if (r >= 0)
 			break;
@@ -403,7 +494,12 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 	}
 	/* The events: only the content is read, padding never is. */
 	need = (csize + 7) / 8;
-	if (!head_only && need > have) {
+	if (!head_only && need > have && map) {
+		r = map_read(s, fd, map, s->pkt_off + have, need - have);
+		if (r < 0)
+			goto out;
+		have = need;
+	} else if (!head_only && need > have) {
 		if (need > b->cap) {
 			/* Values point into the buffer: decode again where it moves. */
 			r = buf_reserve(s, b, need);
@@ -417,7 +513,10 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 		r = read_at(s, fd, b->data + have, need - have, s->pkt_off + have);
 		if (r < 0)
 			goto out;
+		have = need;
 	}
+	b->bytes = s->pkt_base;
+	b->n_bytes = have;
 	s->read_guess = psize / 8;
 
 	s->snap.has_ts_begin =
@@ -714,7 +813,7 @@ static int stale_copy_out(struct ctf_stream *s, const struct ctf_pkt_buf *b)
 			struct ctf_stale *st = &pool->objs[i];
 			const uint8_t *p = (const uint8_t *)st->ptr;
 
-			if (st->set && !st->owned && p >= b->data && p < b->data + b->cap &&
+			if (st->set && !st->owned && p >= b->bytes && p < b->bytes + b->n_bytes &&
 			    stale_own(st) < 0)
 				return -ENOMEM;
 		}
@@ -734,6 +833,8 @@ int ctf_stream_bufs_release(struct ctf_stream *s, uint32_t dead)
 		if (st == CTF_PKT_DONE && (int32_t)(dead - b->end_seq) >= 0) {
 			if (stale_copy_out(s, b) < 0)
 				return -ENOMEM;
+			if (b->mapped)
+				map_drop(b);
 			/*
 			 * Pairs with the acquire in buf_take(); seq_cst against a
 			 * worker's sleeping flag (decode-ahead.c).
@@ -1491,8 +1592,11 @@ int ctf_stream_rewind(struct ctf_stream *s)
 void ctf_stream_release(struct ctf_stream *s)
 {
 	file_close(s);
-	for (size_t i = 0; i < s->n_files; i++)
+	for (size_t i = 0; i < s->n_files; i++) {
+		if (s->files[i].map)
+			munmap((void *)s->files[i].map, (size_t)s->files[i].size);
 		free(s->files[i].path);
+	}
 	free(s->files);
 	for (unsigned i = 0; i < CTF_PKT_BUFS; i++) {
 		ctf_values_release(&s->bufs[i].vals);

@@ -21,12 +21,15 @@
 #include "ctf/decode.h"
 #include "ctf/reader-internal.h"
 
-/* A stream file, read with pread() packet by packet (struct ctf_pkt_buf). */
+/* A stream file, read packet by packet (struct ctf_pkt_buf). */
 struct ctf_stream_file {
 	char *path; /* absolute, normalized */
 	uint64_t size; /* at discovery: packets must fit in it */
 	bool has_begin;
 	int64_t begin_ns; /* first packet's timestamp_begin */
+	/* Its size bytes mapped, once events are read (map_tried), or NULL. */
+	const uint8_t *map;
+	bool map_tried;
 };
 
 /*
@@ -174,12 +177,17 @@ struct ctf_packet_props {
 };
 
 /*
- * Packet buffers. A stream reads each packet whole (header and context
- * included) with pread() into one of its CTF_PKT_BUFS buffers and decodes
- * it from there: on this kind of VM, faulting and walking mapped page cache
- * costs more than copying it (docs/benchmarks.md). Values point into the
- * buffer (strings) and into its `vals` (packet header and context), so a
- * buffer lives until no message can reach it any more:
+ * Packet buffers. A stream decodes each packet whole (header and context
+ * included) from its stream file mapped once, read-only: each packet's
+ * pages are populated in one call before it is decoded (faulting them in
+ * one by one costs more, on this kind of VM, than copying them), and their
+ * page table entries dropped when the packet is done, so that what a
+ * stream holds mapped stays a packet or a few (docs/benchmarks.md). Where
+ * a file cannot be mapped so, its packets are read with pread() into the
+ * buffers' own memory. Each packet takes one of the stream's CTF_PKT_BUFS
+ * buffers. Values point into its bytes (strings) and into its `vals`
+ * (packet header and context), so a buffer lives until no message can
+ * reach it any more:
  *
  *   slots, numbered by the stream as produced (32 bits, wrapping):
  *
@@ -229,8 +237,12 @@ enum ctf_pkt_state {
 struct ctf_pkt_buf {
 	_Atomic uint8_t state; /* enum ctf_pkt_state */
 	uint32_t end_seq; /* DONE: see above */
-	uint8_t *data;
+	uint8_t *data; /* what pread() filled */
 	size_t cap;
+	/* The packet's bytes read so far: in data, or in its file's mapping. */
+	const uint8_t *bytes;
+	uint64_t n_bytes;
+	bool mapped;
 	struct ctf_values vals; /* packet header and context values */
 };
 

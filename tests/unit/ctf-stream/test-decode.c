@@ -1237,8 +1237,12 @@ static void test_packet_over_limit(void **state)
 			    false);
 }
 
-/* A file cut after the trace was opened: an error at the first missing byte. */
-static void test_file_shrinks(void **state)
+/*
+ * A file cut after the trace was opened: an error at the first missing
+ * byte, whether packets are decoded from the file's mapping (which reads
+ * the cut page's end as zeros) or read with pread().
+ */
+static void file_shrinks(bool mapped)
 {
 	static struct buf b;
 	struct fixture fx;
@@ -1246,7 +1250,10 @@ static void test_file_shrinks(void **state)
 	char path[128];
 	int r;
 
-	(void)state;
+	if (mapped)
+		assert_int_equal(unsetenv("STRATA_CTF_NO_MMAP"), 0);
+	else
+		assert_int_equal(setenv("STRATA_CTF_NO_MMAP", "1", 1), 0);
 	s = fx_open_packets(&fx, &b, 2, 1);
 	snprintf(path, sizeof(path), "%s/chan_0", fx.dir);
 	assert_int_equal(truncate(path, 256 + 100), 0);
@@ -1259,6 +1266,19 @@ static void test_file_shrinks(void **state)
 	    !strstr(fx.err, "byte offset 356"))
 		fail_msg("unexpected error text: %s", fx.err);
 	fx_close(&fx);
+	assert_int_equal(unsetenv("STRATA_CTF_NO_MMAP"), 0);
+}
+
+static void test_file_shrinks(void **state)
+{
+	(void)state;
+	file_shrinks(true);
+}
+
+static void test_file_shrinks_pread(void **state)
+{
+	(void)state;
+	file_shrinks(false);
 }
 
 /* --- merge ties ------------------------------------------------------------- */
@@ -1393,6 +1413,7 @@ int main(void)
 		cmocka_unit_test(test_packet_buffer_release),
 		cmocka_unit_test(test_packet_over_limit),
 		cmocka_unit_test(test_file_shrinks),
+		cmocka_unit_test(test_file_shrinks_pread),
 		cmocka_unit_test(test_merge_ties),
 		cmocka_unit_test(test_path_normalize),
 	};
