@@ -1341,14 +1341,16 @@ static inline __attribute__((always_inline)) int finish_slot(struct ctf_stream *
 							     int64_t last_ns, unsigned n)
 {
 	struct ctf_slot_key *q = &s->qkey[n];
+	const uint8_t kind = key->kind;
+	const bool last = key->last;
 
-	q->ns = key->last ? last_ns : key->ns;
-	q->kind = key->kind;
-	q->last = key->last;
-	if (unlikely(s->slicing) && !key->last && slice_check(s, key) < 0)
+	q->ns = last ? last_ns : key->ns;
+	q->kind = kind;
+	q->last = last;
+	if (unlikely(s->slicing) && !last && slice_check(s, key) < 0)
 		return -ENOTSUP;
 	/* Without the model the slot is not touched: a worker may have written it. */
-	if (q->kind != CTF_K_EVENT || !s->rt->pools)
+	if (kind != CTF_K_EVENT || !s->rt->pools)
 		return 1;
 	return recycle_object(s, slot->ecd, slot) < 0 ? -ENOMEM : 1;
 }
