@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * strata view --decode-only on several threads: one reader per slice of the
- * timeline (strata_ctf_reader_slice()), each on its own thread, with no
- * exchange between them until they end. Only the discarded-item notices are
- * printed; each slice keeps its own, and they are printed in slice order
- * once every slice has succeeded, which is the whole trace's order. On any
- * failure nothing has been printed, and the caller reads the trace whole,
- * which reports the error exactly as without slices. So is a trace whose
- * stream files change size while the readers open (a session recording).
+ * timeline (strata_ctf_reader_slice()), each opened and read on its own
+ * thread, with no exchange between them until they end. Only the
+ * discarded-item notices are printed; each slice keeps its own, and they
+ * are printed in slice order once every slice has succeeded, which is the
+ * whole trace's order. On any failure nothing has been printed, and the
+ * caller reads the trace whole, which reports the error exactly as without
+ * slices. So is a trace whose stream files change size while the readers
+ * open (a session recording): every reader must see the same packets to
+ * cut the timeline in the same places, which is checked once all are done.
+ *
+ * The threads start first and open their readers themselves: waking a
+ * CPU of this kind of VM can take milliseconds, which the opening of the
+ * calling thread's own reader then covers.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,11 +24,16 @@
 #include "view-slices.h"
 
 struct slice {
+	const char *const *paths;
+	unsigned n_paths;
+	const struct strata_ctf_reader_options *opts;
 	struct strata_ctf_reader *reader;
 	unsigned k, n;
 	bool keep_notices;
 	struct strata_ctf_msg *notices;
 	size_t n_notices, cap_notices;
+	uint64_t stream_bytes; /* what the reader found when it opened */
+	unsigned stream_count;
 	int ret; /* 0, or why the slice failed */
 	pthread_t thread;
 	bool started;
@@ -48,6 +59,14 @@ static void *slice_main(void *arg)
 {
 	struct slice *sl = arg;
 
+	sl->ret = strata_ctf_reader_create(sl->paths, sl->n_paths, sl->opts, &sl->reader, NULL);
+	if (sl->ret < 0)
+		return NULL;
+	sl->stream_bytes = strata_ctf_reader_stream_bytes(sl->reader);
+	sl->stream_count = strata_ctf_reader_stream_count(sl->reader);
+	sl->ret = strata_ctf_reader_slice(sl->reader, sl->k, sl->n);
+	if (sl->ret < 0)
+		return NULL;
 	for (;;) {
 		struct strata_ctf_msg msg;
 		enum strata_ctf_status st = strata_ctf_reader_next(sl->reader, &msg);
@@ -78,25 +97,13 @@ int view_decode_slices(const char *const *paths, unsigned n_paths,
 
 	if (!sl)
 		return 0;
-	for (unsigned k = 0; k < n && ret == 0; k++) {
-		sl[k].k = k;
-		sl[k].n = n;
-		sl[k].keep_notices = notices;
-		ret = strata_ctf_reader_create(paths, n_paths, opts, &sl[k].reader, NULL);
-		/*
-		 * Every reader must see the same packets to cut the timeline in
-		 * the same places: a trace still being written grows between
-		 * two of them, and is read whole.
-		 */
-		if (ret == 0 && k > 0 &&
-		    (strata_ctf_reader_stream_bytes(sl[k].reader) !=
-			     strata_ctf_reader_stream_bytes(sl[0].reader) ||
-		     strata_ctf_reader_stream_count(sl[k].reader) !=
-			     strata_ctf_reader_stream_count(sl[0].reader)))
-			ret = -EAGAIN;
-		if (ret == 0)
-			ret = strata_ctf_reader_slice(sl[k].reader, k, n);
-	}
+	for (unsigned k = 0; k < n; k++)
+		sl[k] = (struct slice){ .paths = paths,
+					.n_paths = n_paths,
+					.opts = opts,
+					.k = k,
+					.n = n,
+					.keep_notices = notices };
 	/* Slice 0 runs on this thread, the others each on one of their own. */
 	for (unsigned k = 1; k < n && ret == 0; k++) {
 		ret = -pthread_create(&sl[k].thread, NULL, slice_main, &sl[k]);
@@ -107,8 +114,12 @@ int view_decode_slices(const char *const *paths, unsigned n_paths,
 	for (unsigned k = 1; k < n; k++)
 		if (sl[k].started)
 			pthread_join(sl[k].thread, NULL);
-	for (unsigned k = 0; k < n && ret == 0; k++)
+	for (unsigned k = 0; k < n && ret == 0; k++) {
 		ret = sl[k].ret;
+		if (ret == 0 && (sl[k].stream_bytes != sl[0].stream_bytes ||
+				 sl[k].stream_count != sl[0].stream_count))
+			ret = -EAGAIN;
+	}
 	if (ret == 0) {
 		for (unsigned k = 0; k < n && ret == 0; k++)
 			for (size_t i = 0; i < sl[k].n_notices && ret == 0; i++)
