@@ -1055,9 +1055,9 @@ static inline __attribute__((always_inline)) int event_decode_inline(struct ctf_
 	d.base = s->pkt_base;
 	d.pos = s->pos;
 	/*
-	 * The packet's bytes left the cache when pread() copied the rest of a
-	 * large packet: ask for the lines a few events ahead. A prefetch never
-	 * faults, so running past the end of the buffer is harmless.
+	 * The packet's bytes come from the page cache, mostly not from the
+	 * CPU's: ask for the lines a few events ahead. A prefetch never faults,
+	 * so running past the end of the packet is harmless.
 	 */
 	__builtin_prefetch(d.base + (d.pos >> 3) + 512);
 	__builtin_prefetch(d.base + (d.pos >> 3) + 576);
