@@ -156,6 +156,17 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *reader,
 					      struct strata_ctf_msg *msg);
 
 /*
+ * strata_ctf_reader_next() that decodes events without returning them:
+ * the next message that is not an event (a discarded-events or
+ * discarded-packets notice), every event before it decoded and dropped,
+ * with the same checks and errors. For a pass that only validates a trace
+ * or counts its losses, as `strata view --decode-only` does; mixing both
+ * calls on one reader is allowed.
+ */
+enum strata_ctf_status strata_ctf_reader_next_notice(struct strata_ctf_reader *reader,
+						     struct strata_ctf_msg *msg);
+
+/*
  * Restrict a reader that has not started to slice k of n of the timeline,
  * to read a large trace on n threads with one reader each: slice k yields
  * the events and notices of the whole trace whose times lie between cut k

@@ -808,8 +808,9 @@ static int trim_setup(struct strata_ctf_reader *r, const struct strata_ctf_reade
 	return 0;
 }
 
-enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
-					      struct strata_ctf_msg *msg)
+/* strata_ctf_reader_next(), or with skip_events strata_ctf_reader_next_notice(). */
+static inline __attribute__((always_inline)) enum strata_ctf_status
+reader_step(struct strata_ctf_reader *r, struct strata_ctf_msg *msg, bool skip_events)
 {
 	struct ctf_slot *slot;
 	uint8_t kind;
@@ -855,7 +856,7 @@ enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
 				return STRATA_CTF_OK;
 		}
 		/* An event's message is known without reading its slot. */
-		if (kind == CTF_K_EVENT) {
+		if (kind == CTF_K_EVENT && !skip_events) {
 			msg->type = STRATA_CTF_MSG_EVENT;
 			msg->event = &slot->ev;
 			return STRATA_CTF_OK;
@@ -869,6 +870,18 @@ fail:
 	r->failed = true;
 	r->code = ret;
 	return STRATA_CTF_ERROR;
+}
+
+enum strata_ctf_status strata_ctf_reader_next(struct strata_ctf_reader *r,
+					      struct strata_ctf_msg *msg)
+{
+	return reader_step(r, msg, false);
+}
+
+enum strata_ctf_status strata_ctf_reader_next_notice(struct strata_ctf_reader *r,
+						     struct strata_ctf_msg *msg)
+{
+	return reader_step(r, msg, true);
 }
 
 /* --- slices (stream.h) ----------------------------------------------------- */

@@ -69,7 +69,7 @@ static void *slice_main(void *arg)
 		return NULL;
 	for (;;) {
 		struct strata_ctf_msg msg;
-		enum strata_ctf_status st = strata_ctf_reader_next(sl->reader, &msg);
+		enum strata_ctf_status st = strata_ctf_reader_next_notice(sl->reader, &msg);
 
 		if (st == STRATA_CTF_END)
 			break;
@@ -79,7 +79,7 @@ static void *slice_main(void *arg)
 				sl->ret = -EIO;
 			break;
 		}
-		if (msg.type != STRATA_CTF_MSG_EVENT && sl->keep_notices) {
+		if (sl->keep_notices) {
 			sl->ret = keep(sl, &msg);
 			if (sl->ret < 0)
 				break;

@@ -809,7 +809,8 @@ static int run_view(int argc, char **argv)
 	} else if (a.decode_only) {
 		for (;;) {
 			struct strata_ctf_msg msg;
-			enum strata_ctf_status st = strata_ctf_reader_next(reader, &msg);
+			/* Events are only decoded: the notices come back. */
+			enum strata_ctf_status st = strata_ctf_reader_next_notice(reader, &msg);
 
 			if (st == STRATA_CTF_END)
 				break;
@@ -817,8 +818,8 @@ static int run_view(int argc, char **argv)
 				ret = -STRATA_ESTREAM;
 				break;
 			}
-			/* Warnings are still shown (not with -o dummy); events are only decoded. */
-			if (msg.type == STRATA_CTF_MSG_EVENT || a.format == OUT_DUMMY)
+			/* Warnings are still shown (not with -o dummy). */
+			if (a.format == OUT_DUMMY)
 				continue;
 			ret = strata_ctf_pretty_print(pretty, &msg);
 			if (ret < 0)

@@ -677,6 +677,93 @@ static void test_decode_threads_same(void **state)
 	assert_true(events > 0);
 }
 
+/* What a reader yields but its events: notices, then how it ended. */
+struct notices {
+	struct strata_ctf_msg msg[64];
+	char path[64][256]; /* msg[k]'s stream path: the reader's own is gone */
+	unsigned n, events;
+	enum strata_ctf_status end;
+	int code;
+	char err[512];
+};
+
+static void read_notices(const char *rel, const struct strata_ctf_reader_options *opts,
+			 bool skip_events, struct notices *out)
+{
+	struct strata_ctf_reader *r = open_opts(rel, opts);
+	struct strata_ctf_msg msg;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		out->end = skip_events ? strata_ctf_reader_next_notice(r, &msg) :
+					 strata_ctf_reader_next(r, &msg);
+		if (out->end != STRATA_CTF_OK)
+			break;
+		if (msg.type == STRATA_CTF_MSG_EVENT) {
+			assert_false(skip_events);
+			out->events++;
+			continue;
+		}
+		assert_true(out->n < ARRAY_SIZE(out->msg));
+		snprintf(out->path[out->n], sizeof(out->path[0]), "%s", msg.discarded.stream_path);
+		out->msg[out->n++] = msg;
+	}
+	out->code = strata_ctf_reader_last_code(r);
+	snprintf(out->err, sizeof(out->err), "%s", strata_ctf_reader_last_error(r));
+	strata_ctf_reader_destroy(r);
+}
+
+/*
+ * strata_ctf_reader_next_notice() yields what strata_ctf_reader_next()
+ * yields but the events, with the same end or error, time ranges included.
+ */
+static void test_next_notice(void **state)
+{
+	static const char *const list[] = {
+		"lttng/discard",
+		"lttng/lost-packet",
+		"lttng/may-discard",
+		"lttng/snapshot",
+		"gen/merge",
+		"bad/truncated",
+		"bad/event-past-content",
+		"bad/unknown-event-id",
+		"bad/time-back",
+	};
+	struct strata_ctf_reader_options ranges[2] = { { 0 } };
+	static struct notices all, skip;
+	unsigned total = 0;
+
+	(void)state;
+	/* A range: from 1 ns after the origin of time to far ahead, both cut. */
+	ranges[1].begin = (struct strata_ctf_bound){ .set = true, .ns = 1 };
+	ranges[1].end = (struct strata_ctf_bound){ .set = true, .ns = INT64_MAX / 2 };
+	for (size_t i = 0; i < ARRAY_SIZE(list); i++) {
+		for (size_t o = 0; o < ARRAY_SIZE(ranges); o++) {
+			if (o && strncmp(list[i], "bad/", 4) == 0)
+				continue; /* a range needs packet times to open */
+			read_notices(list[i], &ranges[o], false, &all);
+			read_notices(list[i], &ranges[o], true, &skip);
+			assert_int_equal(skip.end, all.end);
+			assert_int_equal(skip.code, all.code);
+			assert_string_equal(skip.err, all.err);
+			assert_int_equal(skip.n, all.n);
+			for (unsigned k = 0; k < all.n; k++) {
+				const struct strata_ctf_discarded *a = &all.msg[k].discarded,
+								  *b = &skip.msg[k].discarded;
+
+				assert_int_equal(skip.msg[k].type, all.msg[k].type);
+				assert_true(a->count == b->count && a->has_range == b->has_range);
+				assert_true(a->begin_ns == b->begin_ns && a->end_ns == b->end_ns);
+				assert_string_equal(all.path[k], skip.path[k]);
+			}
+			total += all.n;
+		}
+	}
+	/* The corpus has notices to compare, and bad traces end in errors. */
+	assert_true(total > 4);
+}
+
 /* Copies file src to dst; returns 0 or -1. */
 static int copy_file(const char *src, const char *dst)
 {
@@ -745,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_programs_match_tree_walk),
 		cmocka_unit_test(test_decode_threads_same),
 		cmocka_unit_test(test_read_failure_code),
+		cmocka_unit_test(test_next_notice),
 	};
 
 	snprintf(traces, sizeof(traces), "%s/tests/traces", src ? src : ".");
