@@ -340,6 +340,7 @@ static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
 	while (!cc->generic && i < dn->n_children) {
 		uint32_t a = dn->children[i]->align, j = i;
 		uint64_t off = 0;
+		int order = -1; /* the run's multi-byte members: swapped (1) or not (0) */
 
 		if (!flat_leaf(dn->children[i])) {
 			i++;
@@ -351,6 +352,12 @@ static int compile_runs(struct compile_ctx *cc, struct dnode *dn)
 
 			if (!flat_leaf(c) || c->align > a)
 				break;
+			/* One byte order per run: it then loads without a test per member. */
+			if (c->size > 8) {
+				if (order >= 0 && order != c->swap)
+					break;
+				order = c->swap;
+			}
 			o = (off + c->align - 1) & ~((uint64_t)c->align - 1);
 			if (o + c->size > UINT32_MAX)
 				break;
@@ -736,14 +743,21 @@ static unsigned flat_base_load(const struct dn_flat *f, bool *swap)
 }
 
 /* struct ds_op.plain of a run. */
-static bool run_plain(const struct dn_flat *flat, uint32_t n)
+static uint8_t run_plain(const struct dn_flat *flat, uint32_t n)
 {
+	bool native = true, swapped = true;
+
 	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-		return false;
-	for (uint32_t k = 0; k < n; k++)
-		if (flat[k].load == DL_F32 || flat[k].load >= DL_SWAP)
-			return false;
-	return true;
+		return DS_PLAIN_NO;
+	for (uint32_t k = 0; k < n; k++) {
+		if (flat[k].load == DL_F32 || flat[k].load == DL_SWAP + DL_F32)
+			return DS_PLAIN_NO;
+		if (flat[k].load >= DL_SWAP)
+			native = false;
+		else if (flat[k].size > 8)
+			swapped = false;
+	}
+	return native ? DS_PLAIN_NATIVE : swapped ? DS_PLAIN_SWAPPED : DS_PLAIN_NO;
 }
 
 /* struct ds_op.over of a run. */

@@ -1006,7 +1006,8 @@ run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const st
 			if (unlikely(end - pos < op->bits))
 				return false;
 			p = base + (pos >> 3);
-			if (likely((end - pos - op->bits) / 8 >= op->over) && op->plain) {
+			if (likely((end - pos - op->bits) / 8 >= op->over) &&
+			    op->plain == DS_PLAIN_NATIVE) {
 				struct ctf_value *w = &v[op->vidx];
 
 				for (uint32_t k = 0; k < op->n; k++) {
@@ -1014,6 +1015,18 @@ run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const st
 					uint64_t x;
 
 					memcpy(&x, p + f->off, 8);
+					w[k].u = ((x & f->mask) ^ f->sign) - f->sign;
+				}
+			} else if (likely((end - pos - op->bits) / 8 >= op->over) &&
+				   op->plain == DS_PLAIN_SWAPPED) {
+				struct ctf_value *w = &v[op->vidx];
+
+				for (uint32_t k = 0; k < op->n; k++) {
+					const struct dn_flat *f = &op->flat[k];
+					uint64_t x;
+
+					memcpy(&x, p + f->off, 8);
+					x = __builtin_bswap64(x) >> f->shift;
 					w[k].u = ((x & f->mask) ^ f->sign) - f->sign;
 				}
 			} else if (likely((end - pos - op->bits) / 8 >= op->over)) {

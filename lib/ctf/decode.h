@@ -79,7 +79,8 @@ struct dn_flat {
 	bool sx;
 	/*
 	 * Plain runs (struct ds_op.plain) on little-endian hosts: value =
-	 * ((x & mask) ^ sign) - sign, sign the value's top bit if sx, else 0.
+	 * ((x & mask) ^ sign) - sign, sign the value's top bit if sx, else 0,
+	 * x the 8 bytes loaded (swapped runs: bswap(x) >> shift).
 	 */
 	uint64_t mask, sign;
 };
@@ -196,6 +197,12 @@ enum ds_kind {
 	DS_TSEQ, /* a text sequence */
 };
 
+enum ds_plain {
+	DS_PLAIN_NO,
+	DS_PLAIN_NATIVE,
+	DS_PLAIN_SWAPPED,
+};
+
 struct ds_op {
 	uint8_t op; /* enum ds_kind */
 	uint32_t align; /* bits, applied first (RUN: the first member's) */
@@ -208,10 +215,12 @@ struct ds_op {
 	 */
 	uint32_t over;
 	/*
-	 * RUN: every member an integer or binary64 in the host's byte order,
-	 * on a little-endian host (struct dn_flat.mask): no per-member tests.
+	 * RUN, on a little-endian host: every member an integer or binary64,
+	 * all of more than a byte in the host's order (DS_PLAIN_NATIVE) or all
+	 * in the other (DS_PLAIN_SWAPPED), so that they load without a test
+	 * per member (struct dn_flat.mask); else DS_PLAIN_NO.
 	 */
-	bool plain;
+	uint8_t plain;
 	const struct dn_flat *flat; /* RUN, ARRAY, SEQ: the element's */
 	const struct dnode *dn; /* LEAF */
 	/* SEQ, TSEQ: see "Sequences" below; n is how many values back the length is. */
