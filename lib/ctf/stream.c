@@ -1317,14 +1317,23 @@ int ctf_stream_produce(struct ctf_stream *s, struct ctf_slot *slot)
 	return r;
 }
 
-/* Reading a slice: what makes slices add up to the trace (struct ctf_stream.slicing). */
-static __attribute__((noinline, cold)) int slice_check(struct ctf_stream *s,
-						       const struct ctf_slot_key *key)
+static __attribute__((noinline, cold)) int slice_fail(struct ctf_stream *s)
 {
-	if (key->ns < s->slice_last || (key->kind == CTF_K_EVENT && key->ns > s->slice_pkt_end))
-		return stream_err(s, -ENOTSUP, s->pkt_off,
-				  "times go back or past their packet's end: the trace cannot be "
-				  "read in slices");
+	return stream_err(s, -ENOTSUP, s->pkt_off,
+			  "times go back or past their packet's end: the trace cannot be read in "
+			  "slices");
+}
+
+/*
+ * Reading a slice: what makes slices add up to the trace (struct
+ * ctf_stream.slicing). Inline: a slice's reader checks every message.
+ */
+static inline __attribute__((always_inline)) int slice_check(struct ctf_stream *s,
+							     const struct ctf_slot_key *key)
+{
+	if (unlikely(key->ns < s->slice_last) ||
+	    unlikely(key->kind == CTF_K_EVENT && key->ns > s->slice_pkt_end))
+		return slice_fail(s);
 	s->slice_last = key->ns;
 	return 0;
 }
@@ -1347,7 +1356,7 @@ static inline __attribute__((always_inline)) int finish_slot(struct ctf_stream *
 	q->ns = last ? last_ns : key->ns;
 	q->kind = kind;
 	q->last = last;
-	if (unlikely(s->slicing) && !last && slice_check(s, key) < 0)
+	if (s->slicing && !last && slice_check(s, key) < 0)
 		return -ENOTSUP;
 	/* Without the model the slot is not touched: a worker may have written it. */
 	if (kind != CTF_K_EVENT || !s->rt->pools)
