@@ -252,19 +252,44 @@ static int map_read(struct ctf_stream *s, int fd, const uint8_t *map, uint64_t o
 	return 0;
 }
 
+/* Bytes of a stream's mapped packets done with, dropped together once this many. */
+#define MAP_DROP_BYTES (UINT64_C(2) << 20)
+
 /*
- * A mapped packet is done: drop the page table entries of the pages wholly
- * its own (a neighbour's are left), which the next packets would otherwise
- * pile up. The bytes stay readable: a page read again is faulted in.
+ * Drop the page table entries of the pages wholly inside the stream's done
+ * range, which the next packets would otherwise pile up. The bytes stay
+ * readable: a page read again is faulted in.
  */
-static void map_drop(const struct ctf_pkt_buf *b)
+static void map_drop_flush(struct ctf_stream *s)
 {
 	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	const uintptr_t a = ((uintptr_t)b->bytes + page - 1) & ~(page - 1);
-	const uintptr_t e = ((uintptr_t)b->bytes + (uintptr_t)b->n_bytes) & ~(page - 1);
+	const uintptr_t a = ((uintptr_t)s->drop_lo + page - 1) & ~(page - 1);
+	const uintptr_t e = (uintptr_t)s->drop_hi & ~(page - 1);
 
 	if (e > a)
 		(void)madvise((void *)a, e - a, MADV_DONTNEED);
+	s->drop_lo = s->drop_hi = NULL;
+}
+
+/*
+ * A mapped packet is done. Its bytes join the done range when they follow
+ * it in the same file (what lies between is the earlier packet's padding),
+ * and the range is dropped once it reaches MAP_DROP_BYTES: one call, and
+ * one TLB flush on the other CPUs running the process, per several packets.
+ */
+static void map_drop(struct ctf_stream *s, const struct ctf_pkt_buf *b)
+{
+	const uint8_t *lo = b->bytes, *hi = b->bytes + b->n_bytes;
+
+	if (s->drop_hi && (b->file != s->drop_file || (uintptr_t)lo < (uintptr_t)s->drop_hi))
+		map_drop_flush(s);
+	if (!s->drop_hi) {
+		s->drop_lo = lo;
+		s->drop_file = b->file;
+	}
+	s->drop_hi = hi;
+	if ((uintptr_t)s->drop_hi - (uintptr_t)s->drop_lo >= MAP_DROP_BYTES)
+		map_drop_flush(s);
 }
 
 /* A FREE buffer made CURRENT, or NULL. */
@@ -517,6 +542,7 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 	}
 	b->bytes = s->pkt_base;
 	b->n_bytes = have;
+	b->file = (uint32_t)s->cur_file;
 	s->read_guess = psize / 8;
 
 	s->snap.has_ts_begin =
@@ -834,7 +860,7 @@ int ctf_stream_bufs_release(struct ctf_stream *s, uint32_t dead)
 			if (stale_copy_out(s, b) < 0)
 				return -ENOMEM;
 			if (b->mapped)
-				map_drop(b);
+				map_drop(s, b);
 			/*
 			 * Pairs with the acquire in buf_take(); seq_cst against a
 			 * worker's sleeping flag (decode-ahead.c).

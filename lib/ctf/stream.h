@@ -181,8 +181,8 @@ struct ctf_packet_props {
  * included) from its stream file mapped once, read-only: each packet's
  * pages are populated in one call before it is decoded (faulting them in
  * one by one costs more, on this kind of VM, than copying them), and their
- * page table entries dropped when the packet is done, so that what a
- * stream holds mapped stays a packet or a few (docs/benchmarks.md). Where
+ * page table entries dropped once done packets add up to 2 MiB, so that
+ * what a stream holds mapped stays bounded (docs/benchmarks.md). Where
  * a file cannot be mapped so, its packets are read with pread() into the
  * buffers' own memory. Each packet takes one of the stream's CTF_PKT_BUFS
  * buffers. Values point into its bytes (strings) and into its `vals`
@@ -243,6 +243,7 @@ struct ctf_pkt_buf {
 	const uint8_t *bytes;
 	uint64_t n_bytes;
 	bool mapped;
+	uint32_t file; /* index in the stream's files */
 	struct ctf_values vals; /* packet header and context values */
 };
 
@@ -280,6 +281,9 @@ struct ctf_stream {
 
 	/* Packet buffers (see struct ctf_pkt_buf); cur: the current packet's. */
 	struct ctf_pkt_buf bufs[CTF_PKT_BUFS];
+	/* Mapped bytes of done packets not dropped yet, in file drop_file (map_drop()). */
+	const uint8_t *drop_lo, *drop_hi;
+	uint32_t drop_file;
 	struct ctf_pkt_buf *cur;
 	uint32_t produced; /* slots produced (the producer's) */
 	uint64_t packet; /* strata_ctf_event.packet of the current packet */
