@@ -881,6 +881,24 @@ static inline __attribute__((always_inline)) uint64_t flat_bits(const struct dn_
 	return f->sx ? (uint64_t)((int64_t)x >> f->shift) : x >> f->shift;
 }
 
+/*
+ * The n members of a plain run (struct ds_op.plain) at p into w[0..n), their
+ * 8 bytes readable: swapped, all in the other byte order than the host's.
+ * Inline with swapped constant, so that neither loop tests it.
+ */
+static inline __attribute__((always_inline)) void
+plain_run(struct ctf_value *w, const struct dn_flat *f, uint32_t n, const uint8_t *p, bool swapped)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t x;
+
+		memcpy(&x, p + f[k].off, 8);
+		if (swapped)
+			x = __builtin_bswap64(x) >> f[k].shift;
+		w[k].u = ((x & f[k].mask) ^ f[k].sign) - f[k].sign;
+	}
+}
+
 /* n elements like f from p into v[0..n), one load kind for all. */
 static void fill_array(struct ctf_value *v, const struct dn_flat *f, const uint8_t *p, uint32_t n)
 {
@@ -1006,38 +1024,19 @@ run_ops(struct ctf_dec *d, struct ctf_value *v, const struct ds_op *op, const st
 			if (unlikely(end - pos < op->bits))
 				return false;
 			p = base + (pos >> 3);
-			if (likely((end - pos - op->bits) / 8 >= op->over) &&
-			    op->plain == DS_PLAIN_NATIVE) {
-				struct ctf_value *w = &v[op->vidx];
-
-				for (uint32_t k = 0; k < op->n; k++) {
-					const struct dn_flat *f = &op->flat[k];
-					uint64_t x;
-
-					memcpy(&x, p + f->off, 8);
-					w[k].u = ((x & f->mask) ^ f->sign) - f->sign;
-				}
-			} else if (likely((end - pos - op->bits) / 8 >= op->over) &&
-				   op->plain == DS_PLAIN_SWAPPED) {
-				struct ctf_value *w = &v[op->vidx];
-
-				for (uint32_t k = 0; k < op->n; k++) {
-					const struct dn_flat *f = &op->flat[k];
-					uint64_t x;
-
-					memcpy(&x, p + f->off, 8);
-					x = __builtin_bswap64(x) >> f->shift;
-					w[k].u = ((x & f->mask) ^ f->sign) - f->sign;
-				}
-			} else if (likely((end - pos - op->bits) / 8 >= op->over)) {
-				for (uint32_t k = 0; k < op->n; k++)
-					v[op->vidx + k].u =
-						flat_bits(&op->flat[k], p + op->flat[k].off);
-			} else {
+			if (unlikely((end - pos - op->bits) / 8 < op->over)) {
 				/* flat_value() writes what the template holds too. */
 				for (uint32_t k = 0; k < op->n; k++)
 					flat_value(&v[op->vidx + k], &op->flat[k],
 						   p + op->flat[k].off);
+			} else if (op->plain == DS_PLAIN_NATIVE) {
+				plain_run(&v[op->vidx], op->flat, op->n, p, false);
+			} else if (op->plain == DS_PLAIN_SWAPPED) {
+				plain_run(&v[op->vidx], op->flat, op->n, p, true);
+			} else {
+				for (uint32_t k = 0; k < op->n; k++)
+					v[op->vidx + k].u =
+						flat_bits(&op->flat[k], p + op->flat[k].off);
 			}
 			pos += op->bits;
 			break;
