@@ -32,6 +32,9 @@
  *   REGISTER (notify), REGISTER (cmd)  -> REGISTER_REPLY on each
  *   CLOCK (cmd, with the clock page fd, since 1.2) -> REPLY
  *   TRACEPOINT_LIST (notify, any time, no reply): probes it knows, in chunks
+ *   for each session already started: CHANNEL.. START as below, then
+ *   REGISTER_DONE (cmd, since 1.3) -> REPLY: the app's constructor, which
+ *   waits for it (bounded), lets main() run, traced from its first event
  *   then, when a session is started (or at once if one already is):
  *   CHANNEL (cmd, with shm fds)        -> REPLY
  *   CONTEXT* (cmd, per channel, order = record layout order)  -> REPLY
@@ -62,7 +65,7 @@ extern "C" {
 
 #define STRATA_UST_MAGIC 0x53545255u /* "STRU" */
 #define STRATA_UST_PROTO_MAJOR 1 /* a different major is refused */
-#define STRATA_UST_PROTO_MINOR 2 /* 1.2: CLOCK */
+#define STRATA_UST_PROTO_MINOR 3 /* 1.2: CLOCK; 1.3: REGISTER_DONE */
 
 /* Limits; anything larger is a protocol error (connection dropped). */
 #define STRATA_UST_SYM_NAME_LEN 256 /* includes the NUL */
@@ -72,11 +75,19 @@ extern "C" {
 #define STRATA_UST_MAX_TP_PER_MSG 128 /* TRACEPOINT_LIST chunk */
 #define STRATA_UST_MAX_FDS 1024 /* SCM_RIGHTS fds in one CHANNEL */
 #define STRATA_UST_MAX_MSG_SIZE (1u << 20)
+/*
+ * What one daemon may give one app, over all of its sessions: the daemon
+ * refuses the command that would go past these (enable-channel,
+ * enable-event), so that nothing it accepted fails in an app.
+ */
+#define STRATA_UST_MAX_CHANNELS 256
+#define STRATA_UST_MAX_ENABLERS 16384
 #define STRATA_UST_REPLY_TIMEOUT_MS 3000
 
 /* --- Where the sockets live -------------------------------------------- */
 
-#define STRATA_RUNDIR_ENV "STRATA_RUNDIR" /* overrides everything (tests) */
+#define STRATA_RUNDIR_ENV "STRATA_RUNDIR" /* the user's own daemon (tests) */
+#define STRATA_GLOBAL_RUNDIR_ENV "STRATA_GLOBAL_RUNDIR" /* root's daemon (tests) */
 #define STRATA_GLOBAL_RUNDIR "/run/strata" /* root's daemon: serves the system */
 #define STRATA_UST_SOCK_NAME "ust.sock"
 #define STRATA_CONTROL_SOCK_NAME "control.sock"
@@ -88,10 +99,6 @@ extern "C" {
  *   $XDG_RUNTIME_DIR/strata; else $HOME/.strata.
  * Returns 0, or -ENAMETOOLONG / -ENOENT (no HOME). Async-signal-unsafe
  * (getenv); call it at init.
- *
- * A non-root app registers with its own user's daemon AND, unless
- * STRATA_RUNDIR is set, with root's daemon at STRATA_GLOBAL_RUNDIR/ust.sock
- * (whichever exist), so that root can trace every process of the system.
  */
 static inline int strata_rundir_path(char *buf, size_t len)
 {
@@ -108,6 +115,31 @@ static inline int strata_rundir_path(char *buf, size_t len)
 		n = snprintf(buf, len, "%s/.strata", env);
 	else
 		return -2; /* -ENOENT */
+	if (n < 0 || (size_t)n >= len)
+		return -36; /* -ENAMETOOLONG */
+	return 0;
+}
+
+/*
+ * Root's run directory, where the daemon that traces every user's apps
+ * listens: $STRATA_GLOBAL_RUNDIR if set, else /run/strata unless
+ * $STRATA_RUNDIR is set (a private run directory, as tests use, means no
+ * system-wide daemon unless named). Every app registers with its own
+ * user's daemon (strata_rundir_path()) and, when it is another one, with
+ * this one, so that root's sessions trace every process of the system.
+ * Returns 0, -ENOENT (none), or -ENAMETOOLONG.
+ */
+static inline int strata_global_rundir_path(char *buf, size_t len)
+{
+	const char *env = getenv(STRATA_GLOBAL_RUNDIR_ENV);
+	int n;
+
+	if (env && env[0])
+		n = snprintf(buf, len, "%s", env);
+	else if ((env = getenv(STRATA_RUNDIR_ENV)) && env[0])
+		return -2; /* -ENOENT */
+	else
+		n = snprintf(buf, len, "%s", STRATA_GLOBAL_RUNDIR);
 	if (n < 0 || (size_t)n >= len)
 		return -36; /* -ENAMETOOLONG */
 	return 0;
@@ -134,6 +166,7 @@ enum strata_ust_msg_type {
 	STRATA_UST_MSG_STOP = 20,
 	STRATA_UST_MSG_SESSION_DESTROY = 21,
 	STRATA_UST_MSG_CLOCK = 22,
+	STRATA_UST_MSG_REGISTER_DONE = 23, /* just a header */
 	/* app -> daemon (cmd), answer to any command above */
 	STRATA_UST_MSG_REPLY = 32,
 };

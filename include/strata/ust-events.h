@@ -29,7 +29,7 @@
  *   payload fields, in STRATA_TP_FIELDS() order
  *
  * Thread-safety: registration functions may be called from any thread and
- * from constructors; strata_ust_event_reserve()/commit() are lock-free and
+ * from constructors; strata_ust_event_reserve()/commit_next() are lock-free and
  * async-signal-safe (they drop the record rather than block).
  */
 #ifndef STRATA_UST_EVENTS_H
@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 /* Bumped when a descriptor layout changes; checked at registration. */
-#define STRATA_UST_ABI_MAJOR 1
+#define STRATA_UST_ABI_MAJOR 2
 
 enum strata_type_kind {
 	STRATA_TYPE_INTEGER = 0,
@@ -152,24 +152,72 @@ int strata_ust_tracepoints_register(struct strata_tracepoint *const *start, size
 void strata_ust_tracepoints_unregister(struct strata_tracepoint *const *start);
 
 /*
- * One record being written. Lives on the probe's stack; only the library
- * reads its fields.
+ * One payload field's value as a filter sees it. The probe fills one per
+ * field of its event descriptor, in descriptor order (a sequence's length
+ * field included), only when strata_ust_event_filtered() says a filter may
+ * read them, and before anything is reserved:
+ *   integers and enums  s64 (signed types, sign-extended) or u64 (unsigned,
+ *                       zero-extended); network-order integers as given
+ *   floats              d
+ *   strings             ref: (pointer, strlen), ptr NULL for a NULL string
+ *   arrays, sequences   ref: (pointer to the elements, element count)
+ */
+union strata_filter_arg {
+	int64_t s64;
+	uint64_t u64;
+	double d;
+	struct {
+		const void *ptr;
+		uint64_t len;
+	} ref;
+};
+
+/*
+ * Non-zero while some channel that records the event filters it: the probe
+ * then fills the filter arguments. The first 32-bit word behind a call
+ * site's data pointer holds it (an ABI of this header): one load, no call.
+ */
+static inline int strata_ust_event_filtered(const void *event)
+{
+	return event && __atomic_load_n((const uint32_t *)event, __ATOMIC_RELAXED) != 0;
+}
+
+/*
+ * The records of one event being written, one per channel that records
+ * it. Lives on the probe's stack; only the library reads its fields.
  */
 struct strata_ust_ctx {
 	void *chan;
 	void *buf;
 	uint64_t slot[8];
+	const void *bindings;
+	const union strata_filter_arg *args;
+	const void *ip;
+	size_t payload_len;
+	uint32_t next;
+	uint32_t pad;
 };
 
 /*
- * Reserve room for a record whose payload is payload_len bytes, write its
- * header and context fields, and return where the payload goes (or NULL:
- * event disabled meanwhile, buffer full, nested too deep; the loss is
- * counted). ip is the call site's return address (the "ip" context).
+ * Every channel that records an event gets its own record of it, written
+ * by the same probe code in a loop:
+ *
+ *   for (p = strata_ust_event_reserve(&ctx, event, len, ip, args); p;
+ *        p = strata_ust_event_commit_next(&ctx))
+ *           serialize the payload at p;
+ *
+ * strata_ust_event_reserve() reserves room for a record whose payload is
+ * payload_len bytes in the first channel whose filters accept args (NULL
+ * when the probe filled none: a filtered channel then records nothing),
+ * writes its header and context fields and returns where the payload goes;
+ * NULL when no channel takes it (disabled, filtered out, buffers full,
+ * nested too deep; a loss is counted by the buffer). ip is the call site's
+ * return address (the "ip" context). strata_ust_event_commit_next()
+ * publishes that record and does the same for the next channel.
  */
 void *strata_ust_event_reserve(struct strata_ust_ctx *ctx, void *event, size_t payload_len,
-			       const void *ip);
-void strata_ust_event_commit(struct strata_ust_ctx *ctx);
+			       const void *ip, const union strata_filter_arg *args);
+void *strata_ust_event_commit_next(struct strata_ust_ctx *ctx);
 
 /*
  * Copy a string into a fixed-size text field: bytes up to the first NUL,

@@ -9,7 +9,8 @@
  *   1   enums            struct strata_enum_desc per STRATA_TRACEPOINT_ENUM
  *   2   descriptors      struct strata_field_desc[] per event class
  *   3   size             payload size of one record (dynamic lengths kept)
- *   4   probe            reserve, serialize each field, commit
+ *   3.5 filter arguments one value per field, for channels that filter
+ *   4   probe            per recording channel: reserve, serialize, commit
  *   5   loglevel/EMF     hidden symbols found through weak references
  *   6   event descs      struct strata_event_desc per instance
  *   7   provider         struct strata_probe_desc + constructor/destructor
@@ -356,6 +357,69 @@ STRATA__TP_COMBINE_TOKENS(strata__provider_check_, STRATA_TRACEPOINT_PROVIDER)(v
 	}
 #include STRATA_TRACEPOINT_INCLUDE
 
+/*
+ * Stage 3.5: the filter arguments (union strata_filter_arg), one per field
+ * descriptor of stage 2, filled only when a channel filters the event.
+ */
+#include <strata/ust-tracepoint-event-reset.h>
+
+#undef strata__field_integer_ext
+#define strata__field_integer_ext(_type, _item, _src, _network, _base) \
+	if (strata__is_signed_type(_type))                             \
+		__fa[__fi++].s64 = (int64_t)(_type)(_src);             \
+	else                                                           \
+		__fa[__fi++].u64 = (uint64_t)(_type)(_src);
+#undef strata__field_float
+#define strata__field_float(_type, _item, _src) __fa[__fi++].d = (double)(_src);
+#undef strata__field_array_encoded
+#define strata__field_array_encoded(_type, _item, _src, _network, _length, _encoding, _base) \
+	__fa[__fi].ref.ptr = (const void *)(_src);                                           \
+	__fa[__fi++].ref.len = (uint64_t)(_length);
+#undef strata__field_sequence_encoded
+#define strata__field_sequence_encoded(_type, _item, _src, _network, _length_type, _src_length, \
+				       _encoding, _base)                                        \
+	if (0)                                                                                  \
+		(void)(_src_length);                                                            \
+	__fa[__fi++].u64 = (uint64_t)__dyn[__di];                                               \
+	__fa[__fi].ref.ptr = (const void *)(_src);                                              \
+	__fa[__fi++].ref.len = (uint64_t)__dyn[__di++];
+#undef strata__field_string
+#define strata__field_string(_item, _src)                                  \
+	{                                                                  \
+		const char *__s = (_src);                                  \
+		__fa[__fi].ref.ptr = __s;                                  \
+		__fa[__fi++].ref.len = __s ? (uint64_t)__dyn[__di] - 1 : 0; \
+		__di++;                                                    \
+	}
+#undef strata__field_enum
+#define strata__field_enum(_provider, _name, _type, _item, _src) \
+	strata__field_integer_ext(_type, _item, _src, 0, 10)
+#undef strata__field_unused
+#define strata__field_unused(_src) \
+	if (0)                     \
+		(void)(_src);
+
+#undef STRATA_TP_ARGS
+#define STRATA_TP_ARGS(...) __VA_ARGS__
+#undef STRATA_TP_FIELDS
+#define STRATA_TP_FIELDS(...) __VA_ARGS__
+#undef STRATA__TRACEPOINT_EVENT_CLASS
+#define STRATA__TRACEPOINT_EVENT_CLASS(_provider, _name, _args, _fields)                     \
+	static inline __attribute__((always_inline)) void                                    \
+	strata__event_filter_args___##_provider##___##_name(                                 \
+		union strata_filter_arg *__fa, const size_t *__dyn,                          \
+		STRATA__TP_ARGS_DATA_PROTO(_args))                                           \
+	{                                                                                    \
+		unsigned int __fi = 0, __di = 0;                                             \
+		(void)__tp_data;                                                             \
+		(void)__fa;                                                                  \
+		(void)__dyn;                                                                 \
+		(void)__fi;                                                                  \
+		(void)__di;                                                                  \
+		_fields                                                                      \
+	}
+#include STRATA_TRACEPOINT_INCLUDE
+
 /* Stage 4: the probe. */
 #include <strata/ust-tracepoint-event-reset.h>
 
@@ -414,22 +478,32 @@ STRATA__TP_COMBINE_TOKENS(strata__provider_check_, STRATA_TRACEPOINT_PROVIDER)(v
 #undef STRATA_TP_FIELDS
 #define STRATA_TP_FIELDS(...) __VA_ARGS__
 #undef STRATA__TRACEPOINT_EVENT_CLASS
-#define STRATA__TRACEPOINT_EVENT_CLASS(_provider, _name, _args, _fields)                   \
-	static void strata__event_probe___##_provider##___##_name(                         \
-		STRATA__TP_ARGS_DATA_PROTO(_args))                                         \
-	{                                                                                  \
-		size_t __dyn[STRATA__TP_ARRAY_SIZE(                                        \
-			strata__event_fields___##_provider##___##_name)];                  \
-		unsigned int __di = 0;                                                     \
-		struct strata_ust_ctx __ctx;                                               \
-		size_t __len = strata__event_get_size___##_provider##___##_name(           \
-			__dyn, STRATA__TP_ARGS_DATA_VAR(_args));                           \
-		char *__p = (char *)strata_ust_event_reserve(&__ctx, __tp_data, __len,     \
-							     __builtin_return_address(0)); \
-		(void)__di;                                                                \
-		if (strata_ust__tp_unlikely(!__p))                                         \
-			return;                                                            \
-		_fields strata_ust_event_commit(&__ctx);                                   \
+#define STRATA__TRACEPOINT_EVENT_CLASS(_provider, _name, _args, _fields)                           \
+	static void strata__event_probe___##_provider##___##_name(                                 \
+		STRATA__TP_ARGS_DATA_PROTO(_args))                                                 \
+	{                                                                                          \
+		size_t __dyn[STRATA__TP_ARRAY_SIZE(                                                \
+			strata__event_fields___##_provider##___##_name)];                          \
+		union strata_filter_arg __fargs[STRATA__TP_ARRAY_SIZE(                             \
+			strata__event_fields___##_provider##___##_name)];                          \
+		const union strata_filter_arg *__fa = NULL;                                        \
+		unsigned int __di;                                                                 \
+		struct strata_ust_ctx __ctx;                                                       \
+		size_t __len = strata__event_get_size___##_provider##___##_name(                   \
+			__dyn, STRATA__TP_ARGS_DATA_VAR(_args));                                   \
+		char *__p;                                                                         \
+		if (strata_ust__tp_unlikely(strata_ust_event_filtered(__tp_data))) {               \
+			strata__event_filter_args___##_provider##___##_name(                       \
+				__fargs, __dyn, STRATA__TP_ARGS_DATA_VAR(_args));                  \
+			__fa = __fargs;                                                            \
+		}                                                                                  \
+		for (__p = (char *)strata_ust_event_reserve(&__ctx, __tp_data, __len,              \
+							    __builtin_return_address(0), __fa);    \
+		     __p; __p = (char *)strata_ust_event_commit_next(&__ctx)) {                    \
+			__di = 0;                                                                  \
+			(void)__di;                                                                \
+			_fields                                                                    \
+		}                                                                                  \
 	}
 #include STRATA_TRACEPOINT_INCLUDE
 

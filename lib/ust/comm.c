@@ -12,15 +12,19 @@
  * STRATA_UST_REGISTER_TIMEOUT, and the fast path never looks at it.
  * STRATA_UST_REGISTER=0 disables registration (tests, tools).
  *
+ * An app registers with its own user's daemon and, when it is not that
+ * daemon, with root's (system-wide tracing, as lttng-ust does): one
+ * connection and one thread each (struct comm), each the owner
+ * (ust-control.h) of the bindings its daemon asked for. An event records
+ * into every started channel of either daemon whose enablers match it: one
+ * record per channel.
+ *
  * Limits of this version, on purpose:
- *   - events record into one channel at a time (ust_event_enable() moves an
- *     event); a second channel matching the same event takes it over;
  *   - timestamps are CLOCK_MONOTONIC ns, the clock the daemon's metadata
  *     declares, computed from the TSC through the daemon's clock page
  *     (CLOCK command; clock_gettime() until it comes or when it is not
  *     valid); a page replaced by a new daemon's stays mapped until exit
  *     (a probe may be reading it);
- *   - the user's own daemon only (not also root's /run/strata);
  *   - a process forked after registration is not registered again (it keeps
  *     writing into the buffers it inherited);
  *   - ring buffer mappings are kept until exit: a probe on another thread may
@@ -56,8 +60,9 @@
 #include "common/common.h"
 
 #define UST_COMM_RETRY_MS 200
-#define UST_COMM_MAX_CHANNELS 64
-#define UST_COMM_MAX_ENABLERS 1024
+#define UST_COMM_MAX_CHANNELS STRATA_UST_MAX_CHANNELS
+#define UST_COMM_MAX_ENABLERS STRATA_UST_MAX_ENABLERS
+#define UST_COMM_MAX_CONNS 2
 
 struct comm_channel {
 	uint64_t key;
@@ -84,10 +89,17 @@ struct comm_binding {
 	uint64_t channel_key;
 	uint32_t id;
 	bool wanted; /* matched by an enabled enabler at the last evaluation */
-	bool bound; /* currently enabled in the registry */
+	bool bound; /* published in the registry (wanted, channel started) */
+	bool dirty; /* bound must change: republish its event */
 };
 
 struct comm {
+	enum ust_owner owner; /* of the bindings this daemon asked for */
+	char path[300]; /* the daemon's registration socket */
+	/* Startup handshake (sync_lock): see below. */
+	bool initial_done;
+	bool connected;
+	uint64_t done_gen;
 	pthread_t thread;
 	int cmd_fd, notify_fd, wake_fd;
 	uint32_t seq;
@@ -103,26 +115,23 @@ struct comm {
 	uint8_t buf[STRATA_UST_MAX_MSG_SIZE / 8];
 };
 
-static struct comm *comm;
+static struct comm *comms[UST_COMM_MAX_CONNS];
+static unsigned int nr_comms;
 
 /*
- * Startup and provider-registration handshakes with the thread, so that a
+ * Startup and provider-registration handshakes with the threads, so that a
  * short-lived app is traced from its first event, as with lttng-ust: the
  * library constructor waits (bounded by STRATA_UST_REGISTER_TIMEOUT ms,
- * default 3000, 0 = never wait) until the thread found no daemon, or
- * registered and received the commands of the sessions already started;
- * a provider registered later waits (same bound) until the thread listed
- * its events and enabled the matching ones.
+ * default 3000, 0 = never wait) until every thread found no daemon, or
+ * registered and received the commands of every session already started
+ * (the daemon says so with REGISTER_DONE);
+ * a provider registered later waits (same bound) until every connected
+ * thread listed its events and enabled the matching ones.
  */
 static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sync_cond = PTHREAD_COND_INITIALIZER;
-static bool sync_initial_done;
-static bool sync_connected;
-static uint64_t sync_wake_gen, sync_done_gen;
+static uint64_t sync_wake_gen;
 static long sync_timeout_ms = 3000;
-
-/* Time the daemon may stay silent after registration before we stop waiting for commands. */
-#define UST_COMM_QUIET_MS 50
 
 static void sync_set(bool *flag, bool value)
 {
@@ -132,11 +141,11 @@ static void sync_set(bool *flag, bool value)
 	pthread_mutex_unlock(&sync_lock);
 }
 
-static void sync_done_up_to(uint64_t gen)
+static void sync_done_up_to(struct comm *c, uint64_t gen)
 {
 	pthread_mutex_lock(&sync_lock);
-	if (gen > sync_done_gen)
-		sync_done_gen = gen;
+	if (gen > c->done_gen)
+		c->done_gen = gen;
 	pthread_cond_broadcast(&sync_cond);
 	pthread_mutex_unlock(&sync_lock);
 }
@@ -166,12 +175,18 @@ static void sync_wait_locked(bool (*pred)(uint64_t), uint64_t arg)
 static bool initial_done(uint64_t unused)
 {
 	(void)unused;
-	return sync_initial_done;
+	for (unsigned int i = 0; i < nr_comms; i++)
+		if (!comms[i]->initial_done)
+			return false;
+	return true;
 }
 
 static bool gen_done(uint64_t gen)
 {
-	return !sync_connected || sync_done_gen >= gen;
+	for (unsigned int i = 0; i < nr_comms; i++)
+		if (comms[i]->connected && comms[i]->done_gen < gen)
+			return false;
+	return true;
 }
 
 /* ---- Sockets ------------------------------------------------------------ */
@@ -533,23 +548,72 @@ static int collect_event(const struct ust_event_info *info, void *arg)
 	return 0;
 }
 
-static void binding_apply(struct comm *c, struct comm_binding *b)
+static bool binding_should_bind(struct comm *c, const struct comm_binding *b)
 {
 	struct comm_channel *ch = channel_by_key(c, b->channel_key);
-	bool want = b->wanted && ch && ch->started && ch->chan;
 
-	if (want && !b->bound) {
-		b->bound = ust_event_enable(b->name, ch->chan, b->id) == 0;
-	} else if (!want && b->bound) {
-		ust_event_disable(b->name);
-		b->bound = false;
+	return b->wanted && ch && ch->started && ch->chan;
+}
+
+/*
+ * Publish, for every event with a dirty binding, the channels this daemon
+ * wants it recorded into (one binding per channel).
+ */
+static void publish_dirty(struct comm *c)
+{
+	struct ust_binding list[UST_COMM_MAX_CHANNELS];
+
+	for (uint32_t i = 0; i < c->nr_bindings; i++) {
+		const char *name = c->bindings[i].name;
+		uint32_t n = 0;
+		int r;
+
+		if (!c->bindings[i].dirty)
+			continue;
+		for (uint32_t j = i; j < c->nr_bindings; j++) {
+			struct comm_binding *b = &c->bindings[j];
+
+			if (strcmp(b->name, name) != 0 || !binding_should_bind(c, b) ||
+			    n == ARRAY_SIZE(list))
+				continue;
+			list[n++] = (struct ust_binding){
+				.chan = channel_by_key(c, b->channel_key)->chan,
+				.id = b->id,
+			};
+		}
+		r = ust_event_set_bindings(name, c->owner, list, n);
+		/* Gone (unregistered) counts as done; out of memory: retry next time. */
+		for (uint32_t j = i; j < c->nr_bindings; j++) {
+			struct comm_binding *b = &c->bindings[j];
+
+			if (strcmp(b->name, name) != 0)
+				continue;
+			if (r == 0 || r == -ENOENT) {
+				b->bound = binding_should_bind(c, b);
+				b->dirty = false;
+			}
+		}
+		if (r < 0 && r != -ENOENT)
+			ust_debug("strata-ust: %s not republished: %d\n", name, r);
 	}
+}
+
+/* Mark what must change after enablers or channel states changed, then publish. */
+static void apply_bindings(struct comm *c)
+{
+	for (uint32_t i = 0; i < c->nr_bindings; i++) {
+		struct comm_binding *b = &c->bindings[i];
+
+		if (binding_should_bind(c, b) != b->bound)
+			b->dirty = true;
+	}
+	publish_dirty(c);
 }
 
 /*
  * Match every registered event against the enablers of every channel: ask
- * ids for new matches, then enable/disable what changed. Returns the first
- * error (the daemon sees it in the command's reply).
+ * ids for new matches, then publish what changed. Returns the first error
+ * (the daemon sees it in the command's reply).
  */
 static int evaluate(struct comm *c)
 {
@@ -608,8 +672,7 @@ static int evaluate(struct comm *c)
 			b->wanted = true;
 		}
 	}
-	for (uint32_t b = 0; b < c->nr_bindings; b++)
-		binding_apply(c, &c->bindings[b]);
+	apply_bindings(c);
 	free(e.infos);
 	return ret;
 }
@@ -776,8 +839,7 @@ static int cmd_session(struct comm *c, uint16_t type, const void *msg, size_t le
 			ch->started = false;
 		}
 	}
-	for (uint32_t b = 0; b < c->nr_bindings; b++)
-		binding_apply(c, &c->bindings[b]);
+	apply_bindings(c);
 	if (type == STRATA_UST_MSG_SESSION_DESTROY) {
 		/* Forget the session (its mappings stay: see the header comment). */
 		uint32_t w = 0;
@@ -841,6 +903,9 @@ static int handle_command(struct comm *c, uint16_t *ret_type)
 		case STRATA_UST_MSG_SESSION_DESTROY:
 			status = cmd_session(c, h.type, c->buf, (size_t)n);
 			break;
+		case STRATA_UST_MSG_REGISTER_DONE:
+			status = (size_t)n == sizeof(struct strata_ust_msg_header) ? 0 : -EPROTO;
+			break;
 		default:
 			status = -ENOSYS;
 			break;
@@ -857,31 +922,41 @@ static int handle_command(struct comm *c, uint16_t *ret_type)
 
 /* ---- The thread --------------------------------------------------------------- */
 
+static bool on_comm_thread(void)
+{
+	for (unsigned int i = 0; i < nr_comms; i++)
+		if (pthread_equal(pthread_self(), comms[i]->thread))
+			return true;
+	return false;
+}
+
 static void on_registry_change(void *arg)
 {
 	uint64_t one = 1, gen;
 
 	(void)arg;
-	if (!comm)
+	if (!nr_comms)
 		return;
 	pthread_mutex_lock(&sync_lock);
 	gen = ++sync_wake_gen;
 	pthread_mutex_unlock(&sync_lock);
-	/* Wake the thread; it lists the new tracepoints and re-evaluates. */
-	if (write(comm->wake_fd, &one, sizeof(one)) < 0)
-		return;
-	if (pthread_self() == comm->thread)
+	/* Wake the threads; they list the new tracepoints and re-evaluate. */
+	for (unsigned int i = 0; i < nr_comms; i++)
+		if (write(comms[i]->wake_fd, &one, sizeof(one)) < 0) {
+			/* the counter is saturated: a wakeup is pending anyway */
+		}
+	if (on_comm_thread())
 		return;
 	pthread_mutex_lock(&sync_lock);
-	if (sync_connected)
-		sync_wait_locked(gen_done, gen);
+	sync_wait_locked(gen_done, gen);
 	pthread_mutex_unlock(&sync_lock);
 }
 
 static void disconnect(struct comm *c)
 {
-	sync_set(&sync_connected, false);
+	sync_set(&c->connected, false);
 	/* The daemon is gone: stop recording into its buffers. */
+	ust_owner_clear(c->owner);
 	for (uint32_t i = 0; i < c->nr_channels; i++)
 		if (c->channels[i].chan)
 			ust_channel_detach(c->channels[i].chan);
@@ -901,21 +976,16 @@ static void serve(struct comm *c)
 	struct pollfd pfd[2] = { { .fd = c->cmd_fd, .events = POLLIN },
 				 { .fd = c->wake_fd, .events = POLLIN } };
 
-	sync_set(&sync_connected, true);
+	sync_set(&c->connected, true);
 	if (send_tracepoint_list(c) < 0)
 		return;
 	for (;;) {
-		/* Until the daemon has been quiet a moment, the app is waiting for us. */
-		int n = poll(pfd, 2, sync_initial_done ? -1 : UST_COMM_QUIET_MS);
+		int n = poll(pfd, 2, -1);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return;
-		if (n == 0) {
-			sync_set(&sync_initial_done, true);
-			continue;
-		}
 		if (pfd[1].revents & POLLIN) {
 			uint64_t v, gen;
 
@@ -927,15 +997,16 @@ static void serve(struct comm *c)
 			if (send_tracepoint_list(c) < 0)
 				return;
 			evaluate(c);
-			sync_done_up_to(gen);
+			sync_done_up_to(c, gen);
 		}
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			uint16_t type = 0;
 
 			if (handle_command(c, &type) < 0)
 				return;
-			if (type == STRATA_UST_MSG_START)
-				sync_set(&sync_initial_done, true);
+			/* The daemon sent what every started session needs. */
+			if (type == STRATA_UST_MSG_REGISTER_DONE)
+				sync_set(&c->initial_done, true);
 		}
 	}
 }
@@ -943,31 +1014,25 @@ static void serve(struct comm *c)
 static void *comm_thread(void *arg)
 {
 	struct comm *c = arg;
-	char rundir[200], path[300];
 
-	if (strata_rundir_path(rundir, sizeof(rundir)) < 0) {
-		sync_set(&sync_initial_done, true);
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s/%s", rundir, STRATA_UST_SOCK_NAME);
 	for (;;) {
 		struct timespec retry = { .tv_sec = 0, .tv_nsec = UST_COMM_RETRY_MS * 1000000L };
 		int fd;
 
-		fd = connect_registered(path, STRATA_UST_SOCKET_NOTIFY, c->token);
+		fd = connect_registered(c->path, STRATA_UST_SOCKET_NOTIFY, c->token);
 		if (fd >= 0) {
 			c->notify_fd = fd;
-			fd = connect_registered(path, STRATA_UST_SOCKET_CMD, c->token);
+			fd = connect_registered(c->path, STRATA_UST_SOCKET_CMD, c->token);
 			if (fd >= 0) {
 				c->cmd_fd = fd;
-				ust_debug("strata-ust: registered with %s\n", path);
+				ust_debug("strata-ust: registered with %s\n", c->path);
 				serve(c);
-				ust_debug("strata-ust: lost the daemon at %s\n", path);
+				ust_debug("strata-ust: lost the daemon at %s\n", c->path);
 			}
 			disconnect(c);
 		}
 		/* No daemon (now): the app goes on untraced. */
-		sync_set(&sync_initial_done, true);
+		sync_set(&c->initial_done, true);
 		/* Retrying a connection, off the application's threads. */
 		nanosleep(&retry, NULL);
 	}
@@ -980,19 +1045,58 @@ static void *comm_thread(void *arg)
  */
 static void comm_atfork_child(void)
 {
-	comm = NULL;
-	sync_connected = false;
-	sync_initial_done = true;
+	nr_comms = 0;
+}
+
+static struct comm *comm_create(const char *rundir, enum ust_owner owner)
+{
+	struct comm *c = calloc(1, sizeof(*c));
+	int n;
+
+	if (!c)
+		return NULL;
+	c->wake_fd = -1;
+	n = snprintf(c->path, sizeof(c->path), "%s/%s", rundir, STRATA_UST_SOCK_NAME);
+	if (n < 0 || (size_t)n >= sizeof(c->path))
+		goto err;
+	c->owner = owner;
+	c->cmd_fd = c->notify_fd = -1;
+	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->wake_fd < 0)
+		goto err;
+	if (getrandom(&c->token, sizeof(c->token), GRND_NONBLOCK) < 0)
+		goto err;
+	return c;
+err:
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
+	free(c);
+	return NULL;
+}
+
+/* Start c's thread with every signal blocked (it takes none meant for the app). */
+static bool comm_start(struct comm *c)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	bool started;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	started = pthread_create(&c->thread, &attr, comm_thread, c) == 0;
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return started;
 }
 
 void ust_comm_init(void)
 {
 	const char *env = getenv("STRATA_UST_REGISTER");
 	const char *tmo = getenv("STRATA_UST_REGISTER_TIMEOUT");
-	sigset_t all, old;
-	pthread_attr_t attr;
-	struct comm *c;
-	bool started;
+	char rundirs[UST_COMM_MAX_CONNS][200];
+	unsigned int nr_rundirs = 0;
 
 	if (env && strcmp(env, "0") == 0)
 		return;
@@ -1003,34 +1107,26 @@ void ust_comm_init(void)
 		if (*end == '\0' && v >= -1)
 			sync_timeout_ms = v;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return;
-	c->cmd_fd = c->notify_fd = -1;
-	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->wake_fd < 0 || getrandom(&c->token, sizeof(c->token), GRND_NONBLOCK) < 0) {
-		if (c->wake_fd >= 0)
-			close(c->wake_fd);
-		free(c);
-		return;
+	if (strata_rundir_path(rundirs[0], sizeof(rundirs[0])) == 0)
+		nr_rundirs++;
+	if (strata_global_rundir_path(rundirs[nr_rundirs], sizeof(rundirs[0])) == 0 &&
+	    (nr_rundirs == 0 || strcmp(rundirs[0], rundirs[nr_rundirs]) != 0))
+		nr_rundirs++;
+	for (unsigned int i = 0; i < nr_rundirs; i++) {
+		struct comm *c = comm_create(rundirs[i], (enum ust_owner)(UST_OWNER_DAEMON0 + i));
+
+		if (c)
+			comms[nr_comms++] = c;
 	}
-	comm = c;
+	if (!nr_comms)
+		return;
 	pthread_atfork(NULL, NULL, comm_atfork_child);
 	ust_registry_set_listener(on_registry_change, NULL);
-	/* The thread takes no signal meant for the application. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	started = pthread_create(&c->thread, &attr, comm_thread, c) == 0;
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!started) {
-		ust_registry_set_listener(NULL, NULL);
-		comm = NULL;
-		close(c->wake_fd);
-		free(c);
-		return;
+	for (unsigned int i = 0; i < nr_comms; i++) {
+		if (!comm_start(comms[i])) {
+			/* Never started: it cannot be waited for. */
+			comms[i]->initial_done = true;
+		}
 	}
 	pthread_mutex_lock(&sync_lock);
 	sync_wait_locked(initial_done, 0);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fast path: strata_ust_event_reserve()/commit(), called by every
+ * The fast path: strata_ust_event_reserve()/commit_next(), called by every
  * generated probe, and the per-process / per-thread context values.
  *
  * No lock, no allocation, no output. The only system calls are the first
@@ -160,40 +160,59 @@ static inline uint8_t *put_contexts(const struct ust_channel *chan, uint8_t *p, 
 	return p + n;
 }
 
+/*
+ * Reserve the record of the next binding of ctx's snapshot that takes the
+ * event; NULL (and the nesting level given back) once none is left.
+ */
+static void *reserve_next(struct strata_ust_ctx *ctx)
+{
+	const struct ust_bindings *bs = ctx->bindings;
+
+	while (ctx->next < bs->n) {
+		const struct ust_binding *b = &bs->b[ctx->next++];
+		struct ust_channel *chan = b->chan;
+		size_t len = chan->ctx_len + ctx->payload_len;
+		uint8_t *p;
+
+		if (__builtin_expect(chan->ops == &ust_ringbuf_backend_ops, 1))
+			p = ust_ringbuf_reserve(chan->backend, ctx, b->id, len);
+		else
+			p = chan->ops->reserve(chan->backend, ctx, b->id, len, chan->clock);
+		if (__builtin_expect(!p, 0))
+			continue; /* counted lost by the buffer */
+		ctx->chan = chan;
+		return put_contexts(chan, p, ctx->payload_len, ctx->ip);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tls_nesting--;
+	return NULL;
+}
+
 void *strata_ust_event_reserve(struct strata_ust_ctx *ctx, void *event, size_t payload_len,
-			       const void *ip)
+			       const void *ip, const union strata_filter_arg *args)
 {
 	struct ust_event *ev = event;
-	const struct ust_binding *b;
-	struct ust_channel *chan;
-	uint8_t *p;
+	const struct ust_bindings *bs;
 
 	if (__builtin_expect(!ev, 0))
 		return NULL;
-	/* Pairs with the release store in event_bind_locked(). */
-	b = __atomic_load_n(&ev->binding, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(!b, 0))
+	/* Pairs with the release store in event_publish_locked(). */
+	bs = __atomic_load_n(&ev->bindings, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!bs, 0))
 		return NULL;
 	if (__builtin_expect(tls_nesting >= UST_MAX_NESTING, 0))
 		return NULL;
 	tls_nesting++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	chan = b->chan;
-	if (__builtin_expect(chan->ops == &ust_ringbuf_backend_ops, 1))
-		p = ust_ringbuf_reserve(chan->backend, ctx, b->id, chan->ctx_len + payload_len);
-	else
-		p = chan->ops->reserve(chan->backend, ctx, b->id, chan->ctx_len + payload_len,
-				       chan->clock);
-	if (__builtin_expect(!p, 0)) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		tls_nesting--;
-		return NULL;
-	}
-	ctx->chan = chan;
-	return put_contexts(chan, p, payload_len, ip);
+	ctx->bindings = bs;
+	ctx->next = 0;
+	ctx->payload_len = payload_len;
+	ctx->ip = ip;
+	ctx->args = args;
+	return reserve_next(ctx);
 }
 
-void strata_ust_event_commit(struct strata_ust_ctx *ctx)
+void *strata_ust_event_commit_next(struct strata_ust_ctx *ctx)
 {
 	struct ust_channel *chan = ctx->chan;
 
@@ -201,8 +220,7 @@ void strata_ust_event_commit(struct strata_ust_ctx *ctx)
 		ust_ringbuf_commit(chan->backend, ctx);
 	else
 		chan->ops->commit(chan->backend, ctx);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	tls_nesting--;
+	return reserve_next(ctx);
 }
 
 void ust_context_fork_reset(void)

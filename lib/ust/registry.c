@@ -6,8 +6,11 @@
  * (STRATA_TRACEPOINT_DEFINE) register from constructors, in any order;
  * after each change every call site is matched again by "provider:name":
  * its probe/data are published (release) before its state word, which is
- * set only while the event has a binding (is enabled). The registry lock
- * serializes the control path; the fast path never takes it.
+ * set only while the event records into some channel (is enabled). What an
+ * event records into is the union of what its owners (the daemons this
+ * process registered with, and local users) asked for, published as one
+ * immutable snapshot (ust-internal.h). The registry lock serializes the
+ * control path; the fast path never takes it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,8 +41,9 @@ static struct ust_tp_section *sections;
 static struct ust_channel *channels;
 /* Kept reachable on purpose: a probe on another thread may still use them. */
 static struct ust_event *retired_events;
-static struct ust_binding *retired_bindings;
+static struct ust_bindings *retired_bindings;
 static void (*listener_fn)(void *arg);
+static int event_publish_locked(struct ust_event *ev, bool sync);
 static void *listener_arg;
 
 static struct ust_event *event_find_locked(const char *provider, size_t provider_len,
@@ -83,7 +87,7 @@ static void tracepoint_connect(struct strata_tracepoint *tp, struct ust_event *e
 	/* Pairs with the acquire load in STRATA__DECLARE_TRACEPOINT's callback. */
 	__atomic_store_n(&tp->probe, ev->desc->probe_callback, __ATOMIC_RELEASE);
 	__atomic_store_n(&tp->state,
-			 __atomic_load_n(&ev->binding, __ATOMIC_RELAXED) != NULL ? 1 : 0,
+			 __atomic_load_n(&ev->bindings, __ATOMIC_RELAXED) != NULL ? 1 : 0,
 			 __ATOMIC_RELAXED);
 }
 
@@ -119,6 +123,8 @@ static void events_free(struct ust_event *ev)
 	while (ev) {
 		struct ust_event *next = ev->next;
 
+		for (int o = 0; o < UST_OWNER_COUNT; o++)
+			free(ev->owned[o]);
 		free(ev);
 		ev = next;
 	}
@@ -225,13 +231,12 @@ void strata_ust_probe_unregister(const struct strata_probe_desc *desc)
 	for (struct ust_event *ev = probe->events; ev;) {
 		struct ust_event *next = ev->next;
 
-		struct ust_binding *b = __atomic_load_n(&ev->binding, __ATOMIC_RELAXED);
-
-		__atomic_store_n(&ev->binding, NULL, __ATOMIC_RELEASE);
-		if (b) {
-			b->next_retired = retired_bindings;
-			retired_bindings = b;
+		for (int o = 0; o < UST_OWNER_COUNT; o++) {
+			free(ev->owned[o]);
+			ev->owned[o] = NULL;
+			ev->nr_owned[o] = 0;
 		}
+		event_publish_locked(ev, false);
 		ev->next = retired_events;
 		retired_events = ev;
 		ev = next;
@@ -315,70 +320,163 @@ int ust_channel_create(const struct ust_channel_config *cfg, struct ust_channel 
 	return 0;
 }
 
-/* Swap an event's binding and its call sites' state; old binding retired. */
-static void event_bind_locked(struct ust_event *ev, struct ust_binding *b)
+/*
+ * Publish the union of ev's owners' bindings as its new snapshot (release:
+ * a probe that sees it sees its bindings), retire the old one, and update
+ * the call sites' state words when sync. On allocation failure the old
+ * snapshot stays (-ENOMEM).
+ */
+static int event_publish_locked(struct ust_event *ev, bool sync)
 {
-	struct ust_binding *old = __atomic_load_n(&ev->binding, __ATOMIC_RELAXED);
+	struct ust_bindings *old =
+		(struct ust_bindings *)__atomic_load_n(&ev->bindings, __ATOMIC_RELAXED);
+	struct ust_bindings *bs = NULL;
+	uint32_t n = 0;
 
+	for (int o = 0; o < UST_OWNER_COUNT; o++)
+		n += ev->nr_owned[o];
+	if (n) {
+		bs = malloc(sizeof(*bs) + n * sizeof(bs->b[0]));
+		if (!bs)
+			return -ENOMEM;
+		bs->n = 0;
+		bs->next_retired = NULL;
+		for (int o = 0; o < UST_OWNER_COUNT; o++)
+			for (uint32_t i = 0; i < ev->nr_owned[o]; i++)
+				bs->b[bs->n++] = ev->owned[o][i];
+	}
 	/* Pairs with the acquire load in strata_ust_event_reserve(). */
-	__atomic_store_n(&ev->binding, b, __ATOMIC_RELEASE);
+	__atomic_store_n(&ev->bindings, bs, __ATOMIC_RELEASE);
 	if (old) {
 		old->next_retired = retired_bindings;
 		retired_bindings = old;
 	}
-	sync_tracepoints_locked();
+	if (sync && (!old) != (!bs))
+		sync_tracepoints_locked();
+	return 0;
+}
+
+/* Replace what owner records ev into; the caller's array is copied. */
+static int event_set_locked(struct ust_event *ev, enum ust_owner owner, const struct ust_binding *b,
+			    uint32_t n)
+{
+	struct ust_binding *copy = NULL, *prev = ev->owned[owner];
+	uint32_t prev_n = ev->nr_owned[owner];
+	int ret;
+
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, b, n * sizeof(*copy));
+	}
+	ev->owned[owner] = copy;
+	ev->nr_owned[owner] = n;
+	ret = event_publish_locked(ev, true);
+	if (ret < 0) {
+		ev->owned[owner] = prev;
+		ev->nr_owned[owner] = prev_n;
+		free(copy);
+		return ret;
+	}
+	free(prev);
+	return 0;
+}
+
+int ust_event_set_bindings(const char *full_name, enum ust_owner owner, const struct ust_binding *b,
+			   uint32_t n)
+{
+	struct ust_event *ev;
+	int ret;
+
+	if (!full_name || (unsigned int)owner >= UST_OWNER_COUNT || (n && !b))
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (!b[i].chan)
+			return -EINVAL;
+	pthread_mutex_lock(&registry_lock);
+	ev = event_find_full_locked(full_name);
+	ret = ev ? event_set_locked(ev, owner, b, n) : -ENOENT;
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+/* Drop every binding for which drop() is true, of every event. */
+static void events_drop_locked(bool (*drop)(const struct ust_binding *b, enum ust_owner o,
+					    const void *arg),
+			       const void *arg)
+{
+	for (struct ust_probe *p = probes; p; p = p->next)
+		for (struct ust_event *ev = p->events; ev; ev = ev->next) {
+			bool changed = false;
+
+			for (int o = 0; o < UST_OWNER_COUNT; o++) {
+				uint32_t w = 0;
+
+				for (uint32_t i = 0; i < ev->nr_owned[o]; i++)
+					if (!drop(&ev->owned[o][i], (enum ust_owner)o, arg))
+						ev->owned[o][w++] = ev->owned[o][i];
+				changed |= w != ev->nr_owned[o];
+				ev->nr_owned[o] = w;
+			}
+			/*
+			 * Shrinking needs no memory but the snapshot's: if that
+			 * fails, disconnect the event rather than keep writing
+			 * into what the caller is taking away.
+			 */
+			if (changed && event_publish_locked(ev, true) < 0) {
+				struct ust_bindings *old = (struct ust_bindings *)ev->bindings;
+
+				__atomic_store_n(&ev->bindings, NULL, __ATOMIC_RELEASE);
+				old->next_retired = retired_bindings;
+				retired_bindings = old;
+				sync_tracepoints_locked();
+			}
+		}
+}
+
+static bool binding_of_channel(const struct ust_binding *b, enum ust_owner o, const void *arg)
+{
+	(void)o;
+	return b->chan == arg;
+}
+
+static bool binding_of_owner(const struct ust_binding *b, enum ust_owner o, const void *arg)
+{
+	(void)b;
+	return o == *(const enum ust_owner *)arg;
 }
 
 void ust_channel_detach(struct ust_channel *chan)
 {
 	pthread_mutex_lock(&registry_lock);
-	for (struct ust_probe *p = probes; p; p = p->next)
-		for (struct ust_event *ev = p->events; ev; ev = ev->next) {
-			struct ust_binding *b = __atomic_load_n(&ev->binding, __ATOMIC_RELAXED);
+	events_drop_locked(binding_of_channel, chan);
+	pthread_mutex_unlock(&registry_lock);
+}
 
-			if (b && b->chan == chan)
-				event_bind_locked(ev, NULL);
-		}
+void ust_owner_clear(enum ust_owner owner)
+{
+	pthread_mutex_lock(&registry_lock);
+	events_drop_locked(binding_of_owner, &owner);
 	pthread_mutex_unlock(&registry_lock);
 }
 
 int ust_event_enable(const char *full_name, struct ust_channel *chan, uint32_t id)
 {
-	struct ust_binding *b;
-	struct ust_event *ev;
+	struct ust_binding b = { .chan = chan, .id = id };
+	int ret;
 
 	if (!full_name || !chan)
 		return -EINVAL;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	b->chan = chan;
-	b->id = id;
-	pthread_mutex_lock(&registry_lock);
-	ev = event_find_full_locked(full_name);
-	if (!ev) {
-		pthread_mutex_unlock(&registry_lock);
-		free(b);
-		return -ENOENT;
-	}
-	event_bind_locked(ev, b);
-	pthread_mutex_unlock(&registry_lock);
-	ust_debug("strata-ust: enabled %s as id %u\n", full_name, id);
-	return 0;
+	ret = ust_event_set_bindings(full_name, UST_OWNER_LOCAL, &b, 1);
+	if (ret == 0)
+		ust_debug("strata-ust: enabled %s as id %u\n", full_name, id);
+	return ret;
 }
 
 int ust_event_disable(const char *full_name)
 {
-	struct ust_event *ev;
-
-	if (!full_name)
-		return -EINVAL;
-	pthread_mutex_lock(&registry_lock);
-	ev = event_find_full_locked(full_name);
-	if (ev)
-		event_bind_locked(ev, NULL);
-	pthread_mutex_unlock(&registry_lock);
-	return ev ? 0 : -ENOENT;
+	return ust_event_set_bindings(full_name, UST_OWNER_LOCAL, NULL, 0);
 }
 
 int ust_registry_foreach(ust_event_visit_fn fn, void *arg)
@@ -393,7 +491,7 @@ int ust_registry_foreach(ust_event_visit_fn fn, void *arg)
 				.desc = ev->desc,
 				.loglevel = ev->loglevel,
 				.model_emf_uri = ev->model_emf_uri,
-				.enabled = __atomic_load_n(&ev->binding, __ATOMIC_RELAXED) != NULL,
+				.enabled = __atomic_load_n(&ev->bindings, __ATOMIC_RELAXED) != NULL,
 			};
 
 			ret = fn(&info, arg);

@@ -11,9 +11,11 @@
  *      to the daemon, and the ones that appear later (dlopen).
  *   2. ust_channel_create() with the backend the daemon's buffers map to,
  *      the channel's contexts and clock.
- *   3. ust_event_enable(name, channel, id) for each enabled event, with the
- *      id the daemon assigned in that channel's metadata.
- *   4. ust_event_disable() / ust_channel_detach() on stop or destroy.
+ *   3. ust_event_set_bindings(name, owner, {channel, id}...) for each
+ *      enabled event, with the ids the daemon assigned in each channel's
+ *      metadata.
+ *   4. ust_event_set_bindings() / ust_channel_detach() / ust_owner_clear()
+ *      on stop, destroy or when the daemon goes away.
  */
 #ifndef STRATA_UST_CONTROL_H
 #define STRATA_UST_CONTROL_H
@@ -35,13 +37,25 @@ struct ust_channel_config {
 /* -EINVAL for an unknown context, too many, or a missing backend. */
 int ust_channel_create(const struct ust_channel_config *cfg, struct ust_channel **ret_chan);
 
-/* Disable every event recording into chan (the channel itself stays allocated). */
+/* Stop every event recording into chan (the channel itself stays allocated). */
 void ust_channel_detach(struct ust_channel *chan);
 
 /*
- * Record "provider:name" into chan with the given id; -ENOENT if no such
- * event is registered. An event records into one channel at a time:
- * enabling it again moves it.
+ * What owner records "provider:name" into: exactly these n (channel, id)
+ * pairs, one per channel (a record per channel per event), replacing what
+ * owner asked before; n == 0 stops it. The other owners' bindings stay.
+ * -ENOENT if no such event is registered, -ENOMEM (nothing changed).
+ */
+int ust_event_set_bindings(const char *full_name, enum ust_owner owner, const struct ust_binding *b,
+			   uint32_t n);
+
+/* Drop every binding owner asked for (its daemon is gone). */
+void ust_owner_clear(enum ust_owner owner);
+
+/*
+ * For tests and in-process users (owner UST_OWNER_LOCAL): record
+ * "provider:name" into chan with the given id, in place of the channel it
+ * recorded into before; disable stops it. -ENOENT if no such event.
  */
 int ust_event_enable(const char *full_name, struct ust_channel *chan, uint32_t id);
 int ust_event_disable(const char *full_name);

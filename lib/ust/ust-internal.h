@@ -4,11 +4,13 @@
  * <strata/ust-events.h>, channels, and the backend seam.
  *
  *   call site --state--> probe (app) --strata_ust_event_reserve()--> event.c
- *        event.c: binding = event->binding (one acquire load)
+ *        event.c: bindings = event->bindings (one acquire load); then for
+ *                 each binding (channel):
  *                 backend->reserve(): header (id, timestamp) in the buffer
  *                 context fields of the channel, in order
  *        probe:   payload
- *        event.c: backend->commit()
+ *        event.c: backend->commit(), on to the next binding
+ *                 (strata_ust_event_commit_next())
  *
  * A backend owns the buffer memory: "mem" (backend-mem.c, a private buffer
  * for tests and in-process use) or the shared per-CPU ring buffer once the
@@ -16,7 +18,7 @@
  * span: the event header (header.h), then the channel's contexts, then the
  * payload.
  *
- * Lifetime: events, bindings and channels are never freed while the process
+ * Lifetime: events, binding snapshots and channels are never freed while the process
  * runs (a probe may still be using them on another thread: there is no
  * grace period on the fast path); unregistering only disconnects them.
  */
@@ -58,19 +60,56 @@ struct ust_channel {
 	struct ust_channel *next; /* all channels, for lookup and teardown */
 };
 
-/* An enabled event: its channel and its id in that channel's stream. */
+/* One channel an event records into, and the event's id in that channel's stream. */
 struct ust_binding {
 	struct ust_channel *chan;
 	uint32_t id;
-	struct ust_binding *next_retired;
+};
+
+/*
+ * Every channel an event records into: an immutable snapshot, replaced
+ * whole (release store of ust_event.bindings) whenever a daemon changes
+ * what the event records into, never modified in place. A probe reads the
+ * snapshot once (acquire) and writes one record per binding, so two
+ * sessions, or two channels of one session, each get every event.
+ *
+ *   ust_event.bindings --> [ n | {chan A, id 3} {chan B, id 0} ... ]
+ *                          (old snapshots go to a retired list: a probe on
+ *                           another thread may still be walking one)
+ */
+struct ust_bindings {
+	uint32_t n;
+	struct ust_bindings *next_retired;
+	struct ust_binding b[];
+};
+
+/*
+ * Who asked for a binding: the tests and in-process users (LOCAL), and each
+ * daemon connection of comm.c (the user's own daemon, root's). What the
+ * event records into is the union of its owners' bindings.
+ */
+enum ust_owner {
+	UST_OWNER_LOCAL = 0,
+	UST_OWNER_DAEMON0 = 1,
+	UST_OWNER_DAEMON1 = 2,
+	UST_OWNER_COUNT,
 };
 
 struct ust_event {
+	/*
+	 * Read by strata_ust_event_filtered() through the call site's data
+	 * pointer: must stay the first member.
+	 */
+	uint32_t nr_filtered;
+	uint32_t pad;
+	const struct ust_bindings *bindings; /* atomic; NULL = disabled */
 	struct ust_event *next;
 	const struct strata_event_desc *desc;
-	struct ust_binding *binding; /* atomic; NULL = disabled */
 	int loglevel;
 	const char *model_emf_uri; /* NULL if none */
+	/* Registry lock: what each owner asked for (malloc'd arrays). */
+	struct ust_binding *owned[UST_OWNER_COUNT];
+	uint32_t nr_owned[UST_OWNER_COUNT];
 	char full_name[]; /* "provider:name" */
 };
 

@@ -380,6 +380,13 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 			return;
 		if (d->state.hooks.app_ready)
 			d->state.hooks.app_ready(&d->state, a);
+		if (a->in_use) {
+			struct strata_ust_msg_header done = {
+				.type = STRATA_UST_MSG_REGISTER_DONE
+			};
+
+			sd_app_command(d, a, &done, sizeof(done), NULL, 0);
+		}
 	}
 }
 

@@ -38,7 +38,7 @@ static const enum ust_context_type ctx_ip[] = { UST_CTX_VTID, UST_CTX_IP };
 struct chan {
 	struct ust_mem_backend *mb;
 	struct ust_channel *ch;
-	struct ust_binding binding;
+	struct ust_bindings *bindings;
 	struct ust_event *ev;
 };
 
@@ -51,11 +51,14 @@ static void chan_init(struct chan *c, const enum ust_context_type *ctx, uint32_t
 	assert_int_equal(ust_mem_backend_create(capacity, &c->mb), 0);
 	cfg.backend = c->mb;
 	assert_int_equal(ust_channel_create(&cfg, &c->ch), 0);
-	c->binding.chan = c->ch;
-	c->binding.id = 7;
+	c->bindings = calloc(1, sizeof(*c->bindings) + sizeof(c->bindings->b[0]));
+	assert_non_null(c->bindings);
+	c->bindings->n = 1;
+	c->bindings->b[0].chan = c->ch;
+	c->bindings->b[0].id = 7;
 	c->ev = calloc(1, sizeof(*c->ev) + 8);
 	assert_non_null(c->ev);
-	c->ev->binding = &c->binding;
+	c->ev->bindings = c->bindings;
 }
 
 static void chan_fini(struct chan *c)
@@ -64,19 +67,20 @@ static void chan_fini(struct chan *c)
 	ust_channel_detach(c->ch);
 	ust_mem_backend_destroy(c->mb);
 	free(c->ev);
+	free(c->bindings);
 }
 
 /* One record with a payload of `payload` bytes of v; false if dropped. */
 static bool try_emit(struct chan *c, uint64_t v, size_t payload, const void *ip)
 {
 	struct strata_ust_ctx ctx;
-	uint8_t *p = strata_ust_event_reserve(&ctx, c->ev, payload, ip);
+	uint8_t *p = strata_ust_event_reserve(&ctx, c->ev, payload, ip, NULL);
 
 	if (!p)
 		return false;
 	if (payload)
 		memcpy(p, &v, payload);
-	strata_ust_event_commit(&ctx);
+	assert_null(strata_ust_event_commit_next(&ctx));
 	return true;
 }
 
@@ -240,11 +244,11 @@ static void test_nested(void **state)
 	chan_init(&a, ctx_a, ARRAY_SIZE(ctx_a), 4096);
 	chan_init(&b, ctx_b, ARRAY_SIZE(ctx_b), 4096);
 	emit(&b, 20, 8, NULL); /* b's bytes are this thread's copy */
-	p = strata_ust_event_reserve(&outer, a.ev, 8, NULL);
+	p = strata_ust_event_reserve(&outer, a.ev, 8, NULL, NULL);
 	assert_non_null(p);
 	emit(&b, 22, 8, NULL);
 	memcpy(p, &v, 8);
-	strata_ust_event_commit(&outer);
+	assert_null(strata_ust_event_commit_next(&outer));
 	emit(&a, 23, 8, NULL);
 	emit(&b, 24, 8, NULL);
 	check(&a, 0, ctx_a, ARRAY_SIZE(ctx_a), NULL, 8, 21);
