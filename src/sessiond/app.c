@@ -11,6 +11,7 @@
  * that sends anything malformed or does not answer in time is dropped.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,19 @@
 
 #define APP_MAX_CONNS 2048
 #define APP_MAX_TRACEPOINTS 65536 /* per app */
+/* Commands waiting for one app: what the largest sessions need, with room. */
+#define APP_MAX_QUEUED (4 * (STRATA_UST_MAX_CHANNELS + STRATA_UST_MAX_ENABLERS))
+#define APP_CMD_MAX_FDS 8
+
+/* A command waiting to be sent, or sent and waiting for its REPLY. */
+struct app_cmd {
+	struct app_cmd *next;
+	struct sd_op *op; /* the control request waiting for it, or NULL */
+	size_t len;
+	unsigned int nr_fds;
+	int fds[APP_CMD_MAX_FDS]; /* ours (dup'ed), closed once sent */
+	uint8_t msg[];
+};
 
 _Static_assert(sizeof(struct strata_ust_msg_header) == 16, "ABI");
 _Static_assert(sizeof(struct strata_ust_register) == 72, "ABI");
@@ -45,6 +59,8 @@ struct app_conn {
 };
 
 static struct app_conn *conns;
+static void app_pump(struct sd_daemon *d, struct sd_app *a);
+static void app_reply(struct sd_daemon *d, struct sd_app *a, ssize_t n);
 static uint8_t *rxbuf; /* one message, the loop is single-threaded */
 
 static bool str_terminated(const char *s, size_t size)
@@ -52,8 +68,29 @@ static bool str_terminated(const char *s, size_t size)
 	return memchr(s, '\0', size) != NULL;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void cmd_free(struct sd_daemon *d, struct app_cmd *c)
+{
+	struct sd_op *op = c->op;
+
+	for (unsigned int i = 0; i < c->nr_fds; i++)
+		close(c->fds[i]);
+	free(c);
+	if (op)
+		sd_op_put(d, op);
+}
+
 static void app_free(struct sd_daemon *d, struct sd_app *a)
 {
+	struct app_cmd *q = a->q_head, *inflight = a->inflight;
+
 	if (d->state.hooks.app_gone)
 		d->state.hooks.app_gone(&d->state, a);
 	if (a->cmd.fd >= 0) {
@@ -66,6 +103,18 @@ static void app_free(struct sd_daemon *d, struct sd_app *a)
 	}
 	free(a->tps);
 	*a = (struct sd_app){ .cmd.fd = -1, .notify.fd = -1 };
+	/*
+	 * Last: a control request completed here may run continuations that
+	 * look at the apps, and must find this one gone.
+	 */
+	if (inflight)
+		cmd_free(d, inflight);
+	while (q) {
+		struct app_cmd *next = q->next;
+
+		cmd_free(d, q);
+		q = next;
+	}
 }
 
 void sd_app_drop(struct sd_daemon *d, struct sd_app *a, const char *why)
@@ -237,6 +286,18 @@ static void app_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t event
 	if (!a)
 		return;
 	is_notify = w == &a->notify;
+	if (!is_notify && (events & EPOLLOUT) && a->want_out) {
+		a->want_out = false;
+		if (sd_watch_mod(d, &a->cmd, EPOLLIN) < 0) {
+			sd_app_drop(d, a, "send failed");
+			return;
+		}
+		app_pump(d, a);
+		if (!a->in_use)
+			return;
+	}
+	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		return;
 	if (!(events & EPOLLIN)) {
 		sd_app_drop(d, a, "connection closed");
 		return;
@@ -249,12 +310,12 @@ static void app_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t event
 			sd_app_drop(d, a, n == -ECONNRESET ? "exited" : "receive error");
 			return;
 		}
-		if (!is_notify) {
-			/* Nothing is expected on cmd outside sd_app_command(). */
-			a->proto_error = true;
-		} else {
+		if (is_notify)
 			handle_notify(d, a, (size_t)n);
-		}
+		else
+			app_reply(d, a, n);
+		if (!a->in_use)
+			return;
 		if (a->proto_error) {
 			sd_app_drop(d, a, "protocol error");
 			return;
@@ -385,7 +446,7 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 				.type = STRATA_UST_MSG_REGISTER_DONE
 			};
 
-			sd_app_command(d, a, &done, sizeof(done), NULL, 0);
+			sd_app_queue(d, a, &done, sizeof(done), NULL, 0);
 		}
 	}
 }
@@ -418,76 +479,146 @@ static void ust_listen_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_
 	}
 }
 
-static int64_t now_ms(void)
+/* Send the next queued command if none awaits its reply. */
+static void app_pump(struct sd_daemon *d, struct sd_app *a)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int sd_app_command(struct sd_daemon *d, struct sd_app *a, void *msg, size_t len, const int *fds,
-		   unsigned nr_fds)
-{
-	struct strata_ust_msg_header *h = msg;
-	int64_t deadline = now_ms() + STRATA_UST_REPLY_TIMEOUT_MS;
+	struct app_cmd *c = a->q_head;
+	struct strata_ust_msg_header *h;
 	int ret;
 
-	if (!a->ready)
-		return -ENOTCONN;
+	if (!c || a->inflight || a->want_out || !a->ready)
+		return;
+	h = (struct strata_ust_msg_header *)(void *)c->msg;
 	h->magic = STRATA_UST_MAGIC;
-	h->len = (uint32_t)len;
+	h->len = (uint32_t)c->len;
 	h->seq = ++a->seq;
-	ret = sd_app_send(a, a->cmd.fd, msg, len, fds, nr_fds);
+	ret = sd_app_send(a, a->cmd.fd, c->msg, c->len, c->fds, c->nr_fds);
+	if (ret == -EAGAIN) {
+		/* The app is not reading: wait for room, never for the app. */
+		a->seq--;
+		a->want_out = true;
+		if (sd_watch_mod(d, &a->cmd, EPOLLIN | EPOLLOUT) < 0)
+			sd_app_drop(d, a, "send failed");
+		return;
+	}
 	if (ret < 0) {
 		sd_app_drop(d, a, "send failed");
-		return ret;
+		return;
 	}
-	/* Wait for the reply, serving the app's notify requests meanwhile. */
-	for (;;) {
-		struct pollfd pfd[2] = { { .fd = a->cmd.fd, .events = POLLIN },
-					 { .fd = a->notify.fd, .events = POLLIN } };
-		int64_t left = deadline - now_ms();
-		ssize_t n;
+	a->q_head = c->next;
+	if (!a->q_head)
+		a->q_tail = NULL;
+	a->nr_queued--;
+	for (unsigned int i = 0; i < c->nr_fds; i++)
+		close(c->fds[i]);
+	c->nr_fds = 0;
+	a->inflight = c;
+	a->deadline_ms = now_ms() + STRATA_UST_REPLY_TIMEOUT_MS;
+}
 
-		if (left <= 0) {
+int sd_app_queue(struct sd_daemon *d, struct sd_app *a, const void *msg, size_t len, const int *fds,
+		 unsigned nr_fds)
+{
+	struct app_cmd *c;
+
+	if (!a->in_use || !a->ready)
+		return -ENOTCONN;
+	if (nr_fds > APP_CMD_MAX_FDS || len < sizeof(struct strata_ust_msg_header) ||
+	    len > STRATA_UST_MAX_MSG_SIZE)
+		return -EINVAL;
+	if (a->nr_queued >= APP_MAX_QUEUED) {
+		sd_app_drop(d, a, "too many commands waiting");
+		return -ENOBUFS;
+	}
+	c = malloc(sizeof(*c) + len);
+	if (!c) {
+		sd_app_drop(d, a, "out of memory");
+		return -ENOMEM;
+	}
+	c->next = NULL;
+	c->op = NULL;
+	c->len = len;
+	c->nr_fds = 0;
+	memcpy(c->msg, msg, len);
+	for (unsigned int i = 0; i < nr_fds; i++) {
+		int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+
+		if (fd < 0) {
+			int err = -errno;
+
+			cmd_free(d, c);
+			sd_app_drop(d, a, "out of descriptors");
+			return err;
+		}
+		c->fds[c->nr_fds++] = fd;
+	}
+	if (d->state.op) {
+		c->op = d->state.op;
+		sd_op_get(c->op);
+	}
+	if (a->q_tail)
+		a->q_tail->next = c;
+	else
+		a->q_head = c;
+	a->q_tail = c;
+	a->nr_queued++;
+	app_pump(d, a);
+	return 0;
+}
+
+/* The REPLY to the inflight command is in rxbuf (n bytes). */
+static void app_reply(struct sd_daemon *d, struct sd_app *a, ssize_t n)
+{
+	struct strata_ust_reply rep;
+	struct app_cmd *c = a->inflight;
+	uint16_t type;
+
+	if (n != (ssize_t)sizeof(rep) || check_header(rxbuf, (size_t)n, &type) < 0 ||
+	    type != STRATA_UST_MSG_REPLY || !c) {
+		a->proto_error = true;
+		return;
+	}
+	memcpy(&rep, rxbuf, sizeof(rep));
+	if (rep.hdr.seq != a->seq) {
+		a->proto_error = true;
+		return;
+	}
+	if (rep.status < 0) {
+		struct strata_ust_msg_header h;
+
+		memcpy(&h, c->msg, sizeof(h));
+		log_debug("App pid=%d answered command %u with %s", (int)a->pid, h.type,
+			  strerror(-rep.status));
+	}
+	a->inflight = NULL;
+	cmd_free(d, c);
+	/* The app may have been dropped by what the completion ran. */
+	if (a->in_use)
+		app_pump(d, a);
+}
+
+int sd_app_timeout_ms(struct sd_daemon *d)
+{
+	int64_t first = INT64_MAX, now;
+
+	for (uint32_t i = 0; i < d->nr_apps; i++)
+		if (d->apps[i].in_use && d->apps[i].inflight && d->apps[i].deadline_ms < first)
+			first = d->apps[i].deadline_ms;
+	if (first == INT64_MAX)
+		return -1;
+	now = now_ms();
+	return first <= now ? 0 : (int)MIN(first - now, (int64_t)INT32_MAX);
+}
+
+void sd_app_expire(struct sd_daemon *d)
+{
+	int64_t now = now_ms();
+
+	for (uint32_t i = 0; i < d->nr_apps; i++) {
+		struct sd_app *a = &d->apps[i];
+
+		if (a->in_use && a->inflight && a->deadline_ms <= now)
 			sd_app_drop(d, a, "command timed out");
-			return -ETIMEDOUT;
-		}
-		ret = poll(pfd, 2, (int)left);
-		if (ret < 0 && errno == EINTR)
-			continue;
-		if (ret < 0)
-			return -errno;
-		if (pfd[1].revents) {
-			n = recv_msg(a->notify.fd);
-			if (n >= 0)
-				handle_notify(d, a, (size_t)n);
-			if ((n < 0 && n != -EAGAIN) || a->proto_error) {
-				sd_app_drop(d, a, "notify error");
-				return -ECONNRESET;
-			}
-		}
-		if (pfd[0].revents) {
-			struct strata_ust_reply rep;
-			uint16_t type;
-
-			n = recv_msg(a->cmd.fd);
-			if (n == -EAGAIN)
-				continue;
-			if (n != (ssize_t)sizeof(rep) ||
-			    check_header(rxbuf, (size_t)n, &type) < 0 ||
-			    type != STRATA_UST_MSG_REPLY) {
-				sd_app_drop(d, a, n < 0 ? "exited" : "bad reply");
-				return -ECONNRESET;
-			}
-			memcpy(&rep, rxbuf, sizeof(rep));
-			if (rep.hdr.seq != a->seq) {
-				sd_app_drop(d, a, "reply out of sequence");
-				return -ECONNRESET;
-			}
-			return rep.status > 0 ? -EPROTO : rep.status;
-		}
 	}
 }
 

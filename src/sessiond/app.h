@@ -12,6 +12,8 @@ struct sd_app_tp {
 	int32_t loglevel;
 };
 
+struct app_cmd; /* app.c: a queued command */
+
 struct sd_app {
 	bool in_use;
 	bool ready; /* both connections registered */
@@ -27,21 +29,32 @@ struct sd_app {
 	struct sd_watch cmd;
 	struct sd_watch notify;
 	uint32_t seq;
+	/* Commands not sent yet, and the one whose REPLY is awaited. */
+	struct app_cmd *q_head, *q_tail, *inflight;
+	uint32_t nr_queued;
+	int64_t deadline_ms; /* for the inflight reply (CLOCK_MONOTONIC ms) */
+	bool want_out; /* the cmd socket was full: waiting for EPOLLOUT */
 	uint32_t nr_tps;
 	struct sd_app_tp *tps;
 	void *trace_priv; /* the tracing side's per-app data */
 };
 
 /*
- * Send a command on the app's cmd connection (header magic/len/seq filled
- * here) with optional fds, and wait at most STRATA_UST_REPLY_TIMEOUT_MS for
- * its REPLY while serving the app's notify requests. Returns the app's
- * status (0 or -errno); on a transport error or timeout the app is dropped
- * (sd_app_drop) and -ECONNRESET / -ETIMEDOUT returned: a is then unused.
+ * Queue a command for the app's cmd connection (header magic/len/seq are
+ * filled when it is sent) with optional fds (dup'ed here; the caller keeps
+ * its own). Never blocks: commands go out one at a time as the app answers
+ * each within STRATA_UST_REPLY_TIMEOUT_MS; an app that does not is dropped.
+ * The control request being handled (d->state.op) waits for the answer.
+ * Returns 0, or -errno when the app is not registered or the command
+ * cannot be queued (the app is then dropped and unused).
  */
-int sd_app_command(struct sd_daemon *d, struct sd_app *a, void *msg, size_t len, const int *fds,
-		   unsigned nr_fds);
+int sd_app_queue(struct sd_daemon *d, struct sd_app *a, const void *msg, size_t len, const int *fds,
+		 unsigned nr_fds);
 int sd_app_send(struct sd_app *a, int fd, void *msg, size_t len, const int *fds, unsigned nr_fds);
 void sd_app_drop(struct sd_daemon *d, struct sd_app *a, const char *why);
+/* Milliseconds until the first reply deadline, or -1 when none is pending. */
+int sd_app_timeout_ms(struct sd_daemon *d);
+/* Drop the apps whose reply is overdue. */
+void sd_app_expire(struct sd_daemon *d);
 
 #endif

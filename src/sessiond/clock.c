@@ -253,12 +253,8 @@ void sd_clock_send(struct sd_daemon *d, struct sd_app *a)
 		.page_size = UST_CLOCK_PAGE_SIZE,
 		.version = UST_CLOCK_PAGE_VERSION,
 	};
-	int r;
-
 	if (!d->clock)
 		return;
-	r = sd_app_command(d, a, &m, sizeof(m), &d->clock->fd, 1);
-	/* An app of protocol 1.1 answers -ENOSYS: it reads clock_gettime. */
-	if (r < 0 && a->in_use)
-		log_debug("App pid=%d does not use the clock page: %s", (int)a->pid, strerror(-r));
+	/* An app that cannot map it answers an error and reads clock_gettime. */
+	sd_app_queue(d, a, &m, sizeof(m), &d->clock->fd, 1);
 }

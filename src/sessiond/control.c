@@ -23,6 +23,13 @@
 
 #define CTL_MAX_CLIENTS 64
 
+/* A request whose reply waits for apps; it outlives a client that hangs up. */
+struct ctl_op {
+	struct sd_op op;
+	struct ipc_reply rep;
+	struct sd_client *client; /* NULL once the client is gone */
+};
+
 struct sd_client {
 	struct sd_watch w;
 	uint8_t hdr[IPC_HEADER_SIZE];
@@ -33,11 +40,54 @@ struct sd_client {
 	size_t payload_pos;
 	struct ipc_buf out;
 	size_t out_pos;
+	struct ctl_op *waiting; /* the request being answered, if it waits for apps */
 	bool in_use;
 };
 
+int sd_op_then(struct sd_daemon *d, struct sd_op *op, sd_op_fn fn, void *arg)
+{
+	struct sd_op_step *steps;
+
+	if (!op) {
+		fn(d, NULL, arg);
+		return 0;
+	}
+	steps = realloc(op->then, (op->nr_then + 1) * sizeof(*steps));
+	if (!steps) {
+		log_error("Failed to defer a step of a control request: out of memory; "
+			  "running it now");
+		fn(d, op, arg);
+		return -ENOMEM;
+	}
+	op->then = steps;
+	op->then[op->nr_then++] = (struct sd_op_step){ fn, arg };
+	return 0;
+}
+
+void sd_op_get(struct sd_op *op)
+{
+	op->refs++;
+}
+
+void sd_op_put(struct sd_daemon *d, struct sd_op *op)
+{
+	if (--op->refs)
+		return;
+	/* The steps run once: none of them may queue app commands for op. */
+	for (uint32_t i = 0; i < op->nr_then; i++)
+		op->then[i].fn(d, op, op->then[i].arg);
+	free(op->then);
+	op->then = NULL;
+	op->nr_then = 0;
+	op->done(d, op);
+}
+
+static bool client_flush(struct sd_daemon *d, struct sd_client *c);
+
 static void client_close(struct sd_daemon *d, struct sd_client *c)
 {
+	if (c->waiting)
+		c->waiting->client = NULL; /* its steps still run; nobody to answer */
 	sd_watch_del(d, &c->w);
 	close(c->w.fd);
 	free(c->payload);
@@ -45,37 +95,76 @@ static void client_close(struct sd_daemon *d, struct sd_client *c)
 	*c = (struct sd_client){ .w.fd = -1 };
 }
 
+/* Encode rep for the client; false when the client had to be closed. */
+static bool client_answer(struct sd_daemon *d, struct sd_client *c, struct ipc_reply *rep)
+{
+	int ret = ipc_reply_encode(rep, &c->out);
+
+	if (ret < 0) {
+		log_error("Failed to encode a control reply: %s", strata_strerror(ret));
+		ipc_buf_release(&c->out);
+		client_close(d, c);
+		return false;
+	}
+	c->out_pos = 0;
+	return true;
+}
+
+/* The last app command of a waiting request was answered: reply now. */
+static void ctl_op_done(struct sd_daemon *d, struct sd_op *op)
+{
+	struct ctl_op *co = container_of(op, struct ctl_op, op);
+	struct sd_client *c = co->client;
+
+	if (c) {
+		c->waiting = NULL;
+		if (co->rep.status < 0 && co->rep.status != -EALREADY)
+			ipc_reply_release(&co->rep); /* an error reply carries no data */
+		if (client_answer(d, c, &co->rep) && client_flush(d, c) && !c->out.data)
+			sd_watch_mod(d, &c->w, EPOLLIN);
+	}
+	ipc_reply_release(&co->rep);
+	free(co);
+}
+
 static void client_handle(struct sd_daemon *d, struct sd_client *c)
 {
 	struct ipc_request req;
-	struct ipc_reply rep;
+	struct ctl_op *co;
 	int ret;
 
 	ret = ipc_request_decode(c->payload, c->payload_len, c->type, &req);
 	free(c->payload);
 	c->payload = NULL;
 	c->hdr_len = 0;
+	co = calloc(1, sizeof(*co));
+	if (!co) {
+		if (ret == 0)
+			ipc_request_release(&req);
+		client_close(d, c);
+		return;
+	}
+	co->op = (struct sd_op){ .refs = 1, .rep = &co->rep, .done = ctl_op_done };
+	co->client = c;
 	if (ret < 0) {
-		rep = (struct ipc_reply){ .status = ret };
-		snprintf(rep.message, sizeof(rep.message),
+		co->rep = (struct ipc_reply){ .status = ret };
+		snprintf(co->rep.message, sizeof(co->rep.message),
 			 "Malformed request (type %u): the strata CLI and daemon versions differ",
 			 c->type);
 		log_warn("Failed to decode a control request: %s type=%u", strata_strerror(ret),
 			 c->type);
 	} else {
 		log_debug("Control request cmd=%u session='%s'", req.cmd, req.session);
-		sd_cmd_handle(&d->state, &req, &rep);
+		d->state.op = &co->op;
+		sd_cmd_handle(&d->state, &req, &co->rep);
+		d->state.op = NULL;
 		ipc_request_release(&req);
 	}
-	ret = ipc_reply_encode(&rep, &c->out);
-	ipc_reply_release(&rep);
-	if (ret < 0) {
-		log_error("Failed to encode a control reply: %s", strata_strerror(ret));
-		ipc_buf_release(&c->out);
-		client_close(d, c);
-		return;
-	}
-	c->out_pos = 0;
+	/* Read nothing more from this client until it has its answer. */
+	c->waiting = co;
+	sd_op_put(d, &co->op);
+	if (c->in_use && c->waiting)
+		sd_watch_mod(d, &c->w, 0);
 }
 
 /* Returns false when the client is gone. */
@@ -107,6 +196,12 @@ static void client_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t ev
 {
 	struct sd_client *c = container_of(w, struct sd_client, w);
 
+	if (c->waiting) {
+		/* Only a hangup or an error is reported while its request waits. */
+		if (events & (EPOLLHUP | EPOLLERR))
+			client_close(d, c);
+		return;
+	}
 	if (events & EPOLLOUT) {
 		if (!client_flush(d, c))
 			return;
@@ -116,7 +211,7 @@ static void client_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t ev
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
 	/* One request at a time: read until a whole one is in, answer it. */
-	while (!c->out.data) {
+	while (!c->out.data && !c->waiting) {
 		ssize_t n;
 
 		if (!c->payload) {
@@ -155,7 +250,7 @@ static void client_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t ev
 		}
 		if (c->payload && c->payload_pos == c->payload_len) {
 			client_handle(d, c);
-			if (c->w.fd < 0 || !client_flush(d, c))
+			if (!c->in_use || c->waiting)
 				return;
 		}
 	}

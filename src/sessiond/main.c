@@ -353,7 +353,8 @@ int main(int argc, char **argv)
 
 	while (!d.quit) {
 		struct epoll_event evs[32];
-		int n = epoll_wait(d.epfd, evs, (int)ARRAY_SIZE(evs), -1);
+		/* Wake for the first app reply deadline: a silent app is dropped then. */
+		int n = epoll_wait(d.epfd, evs, (int)ARRAY_SIZE(evs), sd_app_timeout_ms(&d));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -370,6 +371,7 @@ int main(int argc, char **argv)
 			if (w->fd >= 0 && w->on_event)
 				w->on_event(&d, w, evs[i].events);
 		}
+		sd_app_expire(&d);
 	}
 	ret = 0;
 out:

@@ -31,8 +31,6 @@ struct sd_watch {
 };
 
 struct sd_client; /* control.c */
-/* Bind and listen on a fresh UNIX socket at path with mode; the fd or -errno. */
-int sd_unix_listen(const char *path, int type, mode_t mode);
 struct sd_app; /* app.c */
 struct sd_clock; /* clock.c */
 
@@ -53,6 +51,49 @@ struct sd_daemon {
 	void *kernel; /* trace-kernel.c: the eBPF tracer, created on first use */
 	struct sd_clock *clock; /* clock.c; NULL without a TSC */
 };
+
+/*
+ * A control request that waits for apps. The daemon never blocks on an app:
+ * commands to apps are queued (app.c, sd_app_queue()) and answered
+ * asynchronously; a request that queued some holds a reference per
+ * command, and its reply goes out once the last one is answered, dropped or
+ * timed out. Meanwhile the loop serves other clients and apps.
+ *
+ *   control.c: op = { refs = 1 } --> sd_cmd_handle() --> hooks queue app
+ *              commands (refs++ each) and continuations (sd_op_then())
+ *   app.c:     reply / timeout / app dropped --> sd_op_put()
+ *   last put:  continuations in order (e.g. flush the buffers once every
+ *              app has stopped writing), then control.c sends rep
+ *
+ * Continuations must not assume the session still exists: another client
+ * may have destroyed it meanwhile; they find it again by id.
+ */
+struct sd_op;
+typedef void (*sd_op_fn)(struct sd_daemon *d, struct sd_op *op, void *arg);
+
+struct sd_op_step {
+	sd_op_fn fn;
+	void *arg;
+};
+
+struct sd_op {
+	uint32_t refs;
+	uint32_t nr_then;
+	struct sd_op_step *then; /* malloc'd */
+	struct ipc_reply *rep; /* what the continuations may complete */
+	/* control.c: answer the client; called once, after the continuations. */
+	void (*done)(struct sd_daemon *d, struct sd_op *op);
+	void *owner;
+};
+
+/*
+ * Run fn(d, op, arg) once every app command of op is answered, before the
+ * reply; without op (no control request), at once, with op NULL. Out of
+ * memory, also at once (logged): a step is never lost.
+ */
+int sd_op_then(struct sd_daemon *d, struct sd_op *op, sd_op_fn fn, void *arg);
+void sd_op_get(struct sd_op *op);
+void sd_op_put(struct sd_daemon *d, struct sd_op *op);
 
 int sd_watch_add(struct sd_daemon *d, struct sd_watch *w, uint32_t events);
 int sd_watch_mod(struct sd_daemon *d, struct sd_watch *w, uint32_t events);

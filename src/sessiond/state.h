@@ -111,7 +111,14 @@ struct sd_hooks {
 			      uint32_t *ret_id);
 };
 
+struct sd_op;
+
 struct sd_state {
+	/*
+	 * The control request being handled, whose reply may wait for apps
+	 * (sessiond.h); NULL outside one and in tests.
+	 */
+	struct sd_op *op;
 	uint32_t nr_sessions;
 	struct sd_session **sessions;
 	uint64_t next_id;

@@ -174,7 +174,15 @@ struct us_trace {
 	struct us_event *events;
 };
 
+/*
+ * A session's user-space side. It outlives the model's session when a
+ * destroy or a stop waits for apps (sessiond.h, struct sd_op): references
+ * are held by the session (ust_priv) and by each pending continuation.
+ */
 struct us_session {
+	uint32_t refs;
+	uint64_t session_id;
+	char name[IPC_NAME_MAX];
 	uint32_t nr_traces;
 	struct us_trace **traces;
 	uint32_t nr_apps; /* apps that have the session's channels */
@@ -982,19 +990,20 @@ static int send_enabler(struct sd_daemon *d, struct sd_app *a, const struct sd_c
 					.loglevel = e->loglevel };
 
 	snprintf(m.pattern, sizeof(m.pattern), "%s", e->name);
-	return sd_app_command(d, a, &m, sizeof(m), NULL, 0);
+	return sd_app_queue(d, a, &m, sizeof(m), NULL, 0);
 }
 
 static int send_session_cmd(struct sd_daemon *d, struct sd_app *a, uint16_t type, uint64_t id)
 {
 	struct strata_ust_session_cmd m = { .hdr.type = type, .session_id = id };
 
-	return sd_app_command(d, a, &m, sizeof(m), NULL, 0);
+	return sd_app_queue(d, a, &m, sizeof(m), NULL, 0);
 }
 
 /*
  * Give an app the session's channels, contexts and event rules, then start
- * it. A failure drops this app only (sd_app_command does), never the session.
+ * it: queued commands, answered later. A failure drops this app only
+ * (sd_app_queue does), never the session.
  */
 static int app_attach(struct sd_daemon *d, struct sd_session *s, struct us_session *us,
 		      struct sd_app *a)
@@ -1034,13 +1043,13 @@ static int app_attach(struct sd_daemon *d, struct sd_session *s, struct us_sessi
 
 		snprintf(m.name, sizeof(m.name), "%s", c->name);
 		rb_channel_fds(t->buffers[i]->rb, fds);
-		err = sd_app_command(d, a, &m, sizeof(m), fds, RB_CHANNEL_NR_FDS);
+		err = sd_app_queue(d, a, &m, sizeof(m), fds, RB_CHANNEL_NR_FDS);
 		for (uint32_t j = 0; err == 0 && j < c->nr_contexts; j++) {
 			struct strata_ust_context cm = { .hdr.type = STRATA_UST_MSG_CONTEXT,
 							 .channel_key = c->key,
 							 .ctx_type = abi_context(c->contexts[j]) };
 
-			err = sd_app_command(d, a, &cm, sizeof(cm), NULL, 0);
+			err = sd_app_queue(d, a, &cm, sizeof(cm), NULL, 0);
 		}
 		for (uint32_t j = 0; err == 0 && j < c->nr_events; j++)
 			err = send_enabler(d, a, c, &c->events[j]);
@@ -1056,6 +1065,23 @@ static struct sd_app *app_by_id(struct sd_daemon *d, uint32_t id)
 		if (d->apps[i].in_use && d->apps[i].ready && d->apps[i].id == id)
 			return &d->apps[i];
 	return NULL;
+}
+
+static struct us_session *us_ref(struct us_session *us)
+{
+	us->refs++;
+	return us;
+}
+
+static void us_unref(struct us_session *us)
+{
+	if (!us || --us->refs)
+		return;
+	for (uint32_t i = 0; i < us->nr_traces; i++)
+		trace_free(us->traces[i]);
+	free(us->traces);
+	free(us->apps);
+	free(us);
 }
 
 /* Apps of another user only reach root's daemon; sessions trace them all. */
@@ -1076,6 +1102,9 @@ int sdu_session_start(struct sd_daemon *d, struct sd_session *s, char *msg)
 		us = calloc(1, sizeof(*us));
 		if (!us)
 			return -ENOMEM;
+		us->refs = 1;
+		us->session_id = s->id;
+		snprintf(us->name, sizeof(us->name), "%s", s->name);
 		us->created = time(NULL);
 		s->ust_priv = us;
 	}
@@ -1088,23 +1117,25 @@ int sdu_session_start(struct sd_daemon *d, struct sd_session *s, char *msg)
 	return 0;
 }
 
-int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
+/*
+ * Once every app of the session answered STOP (no record of it is being
+ * written), read what the buffers hold, write the final loss counts, and
+ * report what went wrong in the stop's (or destroy's) reply.
+ */
+static void stop_flush(struct sd_daemon *d, struct sd_op *op, void *arg)
 {
-	struct us_session *us = s->ust_priv;
+	struct us_session *us = arg;
+	struct sd_session *s = NULL;
+	char msg[IPC_MSG_MAX] = "";
 	int err = 0;
 
-	if (!us)
-		return 0;
-	/* Apps first: once they answer, no record of this session is in flight. */
-	for (uint32_t i = 0; i < us->nr_apps; i++) {
-		struct sd_app *a = app_by_id(d, us->apps[i]);
+	for (uint32_t i = 0; i < d->state.nr_sessions; i++)
+		if (d->state.sessions[i]->id == us->session_id)
+			s = d->state.sessions[i];
+	/* Started again meanwhile: only a stopped session's open sub-buffers are stale. */
+	bool force = !s || !s->active;
 
-		if (a)
-			send_session_cmd(d, a, STRATA_UST_MSG_STOP, s->id);
-	}
 	pthread_mutex_lock(&cons.lock);
-	for (uint32_t j = 0; j < s->ust.nr_channels; j++)
-		s->ust.channels[j]->discarded = 0;
 	for (uint32_t i = 0; i < us->nr_traces; i++) {
 		struct us_trace *t = us->traces[i];
 
@@ -1115,23 +1146,48 @@ int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
 			flush_all(b);
 			drain(b, 0, true);
 			/* Whatever is still open belongs to a dead or stuck writer. */
-			drain(b, RB_READ_FORCE, true);
+			if (force)
+				drain(b, RB_READ_FORCE, true);
 			wq_wait_idle();
 			for (uint32_t cpu = 0; cpu < b->nr_cpus; cpu++)
 				write_final_count(b, cpu);
-			/* `strata list` shows what every buffer of the channel lost. */
-			for (uint32_t cpu = 0; cpu < b->nr_cpus && j < s->ust.nr_channels; cpu++)
-				s->ust.channels[j]->discarded += rb_consumer_lost(b->cons, cpu);
 			if ((b->err || b->write_err) && !err) {
 				err = b->err ? b->err : b->write_err;
-				snprintf(msg, IPC_MSG_MAX,
+				snprintf(msg, sizeof(msg),
 					 "Failed to write the user space trace in '%.600s': %s",
 					 t->dir, strata_strerror(err));
 			}
 		}
 	}
 	pthread_mutex_unlock(&cons.lock);
-	return err;
+	if (s)
+		sdu_session_stats(d, s);
+	if (err < 0) {
+		if (op && op->rep && op->rep->status == 0) {
+			op->rep->status = err;
+			snprintf(op->rep->message, sizeof(op->rep->message), "%s", msg);
+		} else {
+			log_error("%s (session '%s')", msg, us->name);
+		}
+	}
+	us_unref(us);
+}
+
+int sdu_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)
+{
+	struct us_session *us = s->ust_priv;
+
+	(void)msg;
+	if (!us)
+		return 0;
+	/* Apps first: once they answer, no record of this session is in flight. */
+	for (uint32_t i = 0; i < us->nr_apps; i++) {
+		struct sd_app *a = app_by_id(d, us->apps[i]);
+
+		if (a)
+			send_session_cmd(d, a, STRATA_UST_MSG_STOP, s->id);
+	}
+	return sd_op_then(d, d->state.op, stop_flush, us_ref(us));
 }
 
 void sdu_session_stats(struct sd_daemon *d, struct sd_session *s)
@@ -1155,24 +1211,29 @@ void sdu_session_stats(struct sd_daemon *d, struct sd_session *s)
 	pthread_mutex_unlock(&cons.lock);
 }
 
+static void destroy_finish(struct sd_daemon *d, struct sd_op *op, void *arg)
+{
+	(void)d;
+	(void)op;
+	us_unref(arg);
+}
+
 void sdu_session_destroy(struct sd_daemon *d, struct sd_session *s)
 {
 	struct us_session *us = s->ust_priv;
 
 	if (!us)
 		return;
+	s->ust_priv = NULL;
 	for (uint32_t i = 0; i < us->nr_apps; i++) {
 		struct sd_app *a = app_by_id(d, us->apps[i]);
 
 		if (a)
 			send_session_cmd(d, a, STRATA_UST_MSG_SESSION_DESTROY, s->id);
 	}
-	for (uint32_t i = 0; i < us->nr_traces; i++)
-		trace_free(us->traces[i]);
-	free(us->traces);
-	free(us->apps);
-	free(us);
-	s->ust_priv = NULL;
+	/* The session's reference: the buffers go once every app let go of them. */
+	if (sd_op_then(d, d->state.op, destroy_finish, us) < 0)
+		log_error("Failed to free the buffers of session '%s': too many steps", us->name);
 }
 
 void sdu_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c,
