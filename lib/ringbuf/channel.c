@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,6 +77,7 @@ static struct rb_channel *channel_alloc(void)
 		return NULL;
 	ch->shm_fd = -1;
 	ch->wake_fd = -1;
+	ch->cons_wake_fd = -1;
 	return ch;
 }
 
@@ -90,6 +91,8 @@ void rb_channel_destroy(struct rb_channel *ch)
 		close(ch->shm_fd);
 	if (ch->wake_fd >= 0)
 		close(ch->wake_fd);
+	if (ch->cons_wake_fd >= 0)
+		close(ch->cons_wake_fd);
 	free(ch);
 }
 
@@ -130,10 +133,23 @@ int rb_channel_create(const struct rb_config *cfg, struct rb_channel **ret_ch)
 		goto err;
 	}
 	ch->base = map;
-	ch->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (ch->wake_fd < 0) {
-		r = -errno;
-		goto err;
+	/*
+	 * Wakeups travel over a datagram socket pair, not an eventfd: the
+	 * producers (apps, untrusted) hold one end and the consumer reads the
+	 * other, a separate open file. File status flags are shared by every
+	 * holder of an open file, so with one shared eventfd an app clearing
+	 * O_NONBLOCK made the consumer's read() block for good. Both sides
+	 * also pass MSG_DONTWAIT on every call.
+	 */
+	{
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0) {
+			r = -errno;
+			goto err;
+		}
+		ch->wake_fd = sv[0];
+		ch->cons_wake_fd = sv[1];
 	}
 
 	/* The memfd is zero-filled: all positions 0, all headers invalid. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/common.h"
@@ -475,7 +476,7 @@ int rb_consumer_flush(struct rb_consumer *cons, unsigned int cpu, uint64_t now_t
 
 int rb_consumer_wakeup_fd(const struct rb_consumer *cons)
 {
-	return cons->ch->wake_fd;
+	return cons->ch->cons_wake_fd;
 }
 
 void rb_consumer_arm_wakeup(struct rb_consumer *cons)
@@ -485,11 +486,17 @@ void rb_consumer_arm_wakeup(struct rb_consumer *cons)
 	atomic_thread_fence(memory_order_seq_cst);
 }
 
+/* Wakeups taken per call: apps may send many; the rest wake the next poll. */
+#define RB_WAKEUPS_PER_ACK 1024
+
 void rb_consumer_ack_wakeup(struct rb_consumer *cons)
 {
-	uint64_t v;
+	char buf[16];
 
-	if (cons->ch->wake_fd >= 0 && read(cons->ch->wake_fd, &v, sizeof(v)) < 0) {
-		/* EAGAIN: nothing pending (timer tick). */
-	}
+	if (cons->ch->cons_wake_fd < 0)
+		return;
+	/* MSG_DONTWAIT: whatever anyone did to the socket's flags. */
+	for (int i = 0; i < RB_WAKEUPS_PER_ACK; i++)
+		if (recv(cons->ch->cons_wake_fd, buf, sizeof(buf), MSG_DONTWAIT) < 0)
+			break; /* EAGAIN: nothing (more) pending */
 }

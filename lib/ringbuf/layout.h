@@ -130,8 +130,8 @@
  *   lost_end:             1         3         7   (rb_consumer_lost: 8)
  *
  * Wakeups: wakeup_armed in the header is set by the consumer before it sleeps
- * on the eventfd; the producer whose reservation closes a sub-buffer does, in
- * rb_commit, fence(seq_cst); if (armed && xchg(armed, 0)) write(eventfd).
+ * on the wakeup socket; the producer whose reservation closes a sub-buffer does, in
+ * rb_commit, fence(seq_cst); if (armed && xchg(armed, 0)) send(wake socket).
  * The consumer does armed = 1; fence(seq_cst); re-check buffers (Dekker pair).
  *
  * rb_reserve_ts (header size chosen from the timestamp): last_ts, next to
@@ -328,7 +328,8 @@ struct rb_channel {
 	uint64_t cpu_ctl_size;
 	uint64_t data_offset;
 	int shm_fd; /* owned; -1 if not kept */
-	int wake_fd; /* owned; -1 if none */
+	int wake_fd; /* producers' end of the wakeup socket pair; owned; -1 if none */
+	int cons_wake_fd; /* the creator's (consumer's) end; owned; -1 if none */
 	rb_clock_fn clock;
 };
 

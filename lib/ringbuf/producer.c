@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #if defined(__has_include)
@@ -377,7 +378,7 @@ int rb_reserve_ts(struct rb_channel *ch, int cpu, size_t len, size_t len_ext, un
 static void wake_consumer(struct rb_channel *ch)
 {
 	struct rb_shm_header *h = ch->hdr;
-	uint64_t one = 1;
+	char one = 1;
 	int saved;
 
 	if (ch->wake_fd < 0)
@@ -389,8 +390,8 @@ static void wake_consumer(struct rb_channel *ch)
 	if (!atomic_exchange_explicit(&h->wakeup_armed, 0, memory_order_acq_rel))
 		return;
 	saved = errno;
-	/* EAGAIN (counter full) means a wakeup is already pending: fine. */
-	if (write(ch->wake_fd, &one, sizeof(one)) < 0) {
+	/* EAGAIN (queue full) means wakeups are already pending: fine. */
+	if (send(ch->wake_fd, &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
 	}
 	errno = saved;
 }

@@ -26,7 +26,7 @@
  *
  * Errors: int functions return >= 0 or -errno / -STRATA_E* (strata/error.h).
  * Nothing here prints. Producer calls never block, never allocate, never make
- * a system call on the fast path (one eventfd write per sub-buffer at most, and
+ * a system call on the fast path (one wakeup send per sub-buffer at most, and
  * only when the consumer asked to be woken).
  */
 #ifndef STRATA_RINGBUF_RINGBUF_H
@@ -76,16 +76,17 @@ struct rb_channel;
 
 /*
  * Create a channel: a sealed-size memfd (O_CLOEXEC) holding the header, the
- * per-CPU control blocks and the data, plus a non-blocking eventfd for
- * consumer wakeups. The creator may also produce (set a clock first).
+ * per-CPU control blocks and the data, plus a datagram socket pair for
+ * consumer wakeups (producers get one end, the creator keeps the other). The creator may also produce (set a clock first).
  * Returns 0, -EINVAL (config outside the limits), -ENOMEM, or -errno from
- * memfd_create/ftruncate/mmap/eventfd.
+ * memfd_create/ftruncate/mmap/socketpair.
  */
 int rb_channel_create(const struct rb_config *cfg, struct rb_channel **ret_ch);
 
 /*
  * Map an existing channel from the fds the creator sent. fds[0] is the shm
- * memfd, fds[1] the wakeup eventfd or -1 (no wakeups: the consumer polls).
+ * memfd, fds[1] the producers' end of the wakeup socket pair or -1 (no
+ * wakeups: the consumer polls).
  * The fds are borrowed: the function dups what it keeps, the caller closes
  * its own. The shared header is validated (magic, version, word size,
  * geometry within the limits and consistent with the mapping size).
@@ -157,7 +158,7 @@ int rb_reserve_ts(struct rb_channel *ch, int cpu, size_t len, size_t len_ext, un
 		  struct rb_reservation *res);
 
 /*
- * Publish the record. Never fails. Wakes the consumer (one eventfd write) only
+ * Publish the record. Never fails. Wakes the consumer (one datagram) only
  * if this record closed a sub-buffer and the consumer armed its wakeup.
  */
 void rb_commit(struct rb_channel *ch, struct rb_reservation *res);
@@ -253,7 +254,8 @@ int rb_consumer_repair(struct rb_consumer *cons, unsigned int cpu);
 uint64_t rb_consumer_lost(struct rb_consumer *cons, unsigned int cpu);
 
 /*
- * Wakeups. The consumer is woken through the eventfd (rb_consumer_wakeup_fd,
+ * Wakeups. The consumer is woken through its end of the wakeup socket pair
+ * (rb_consumer_wakeup_fd,
  * poll for POLLIN) at most once per closed sub-buffer, and only after arming:
  *   for (;;) {
  *           drain every CPU with rb_consumer_read() until -EAGAIN;
@@ -263,7 +265,7 @@ uint64_t rb_consumer_lost(struct rb_consumer *cons, unsigned int cpu);
  *           poll(wakeup_fd, timeout = switch/read timer); rb_consumer_ack_wakeup();
  *   }
  * A producer that closes a sub-buffer while armed disarms the flag (exchange)
- * and writes the eventfd once. Keep a timer: records still in flight when the
+ * and sends one datagram. Keep a timer: records still in flight when the
  * wakeup came, flushes and hole timeouts need a later retry.
  */
 int rb_consumer_wakeup_fd(const struct rb_consumer *cons);
