@@ -74,6 +74,7 @@
 #include "strata-config.h"
 #include "ust/clock.h"
 #include "ust/context.h"
+#include "ust/header.h"
 #include "common/log.h"
 #include "common/common.h"
 
@@ -201,10 +202,17 @@ static struct {
 } cons = { .lock = PTHREAD_MUTEX_INITIALIZER, .kick_fd = -1 };
 
 /* A packet copied out of a ring, waiting for the writer. */
+/* The times of a packet's records (records_ts()). */
+struct us_rec_ts {
+	bool any;
+	uint64_t first, max;
+};
+
 struct us_pkt {
 	struct us_pkt *next;
 	struct us_buffer *b;
 	struct rb_packet pkt; /* pkt.data == buf; no rec_end */
+	struct us_rec_ts rts;
 	size_t cap;
 	uint8_t buf[];
 };
@@ -236,10 +244,44 @@ static uint64_t now_ns(void)
 
 /* ---- Consumer ----------------------------------------------------------- */
 
+/*
+ * The first and the latest timestamp of a packet's records, from their
+ * event headers: every record the apps write into shared buffers starts
+ * with the extended header (lib/ust/backend-ringbuf.h). Read by the reader
+ * thread, while the record boundaries are known.
+ */
+static struct us_rec_ts records_ts(const struct rb_packet *pkt)
+{
+	struct us_rec_ts r = { 0 };
+	uint32_t start = 0;
+
+	for (uint64_t i = 0; pkt->rec_end && i < pkt->nr_records; i++) {
+		uint32_t end = pkt->rec_end[i];
+		uint16_t tag;
+		uint64_t ts;
+
+		if (end > pkt->size || end < start)
+			break; /* not from lib/ringbuf: trust nothing */
+		if (end - start >= UST_HEADER_EXTENDED_LEN) {
+			memcpy(&tag, pkt->data + start, 2);
+			memcpy(&ts, pkt->data + start + 6, 8);
+			if (tag == UST_HEADER_ID_EXTENDED) {
+				if (!r.any)
+					r.first = ts;
+				r.max = r.any ? MAX(r.max, ts) : ts;
+				r.any = true;
+			}
+		}
+		start = end;
+	}
+	return r;
+}
+
 static void kick(void);
 
 /* Write one packet: by the writer, or by others after wq_wait_idle(). */
-static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
+static void write_packet(struct us_buffer *b, const struct rb_packet *pkt,
+			 const struct us_rec_ts *rts)
 {
 	struct us_stream *st = &b->streams[pkt->cpu];
 	struct ctf_packet_info pi = { .stream_id = b->stream_id,
@@ -254,8 +296,28 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 		return;
 
 	memcpy(pi.uuid, b->trace->uuid, 16);
+	/*
+	 * A stream's times never go back: the packet begins at or after the
+	 * previous one's end and at or before its first record, and ends at or
+	 * after its last. A packet the consumer closed early (switch timer,
+	 * stop) ends at its last record, not at the consumer's clock: that is
+	 * read on another CPU (or by clock_gettime() when the clock page is
+	 * being rewritten), and was seen up to half a microsecond behind the
+	 * records it was meant to bound.
+	 */
 	pi.timestamp_begin = pkt->ts_begin;
 	pi.timestamp_end = pkt->ts_end;
+	if (rts->any) {
+		pi.timestamp_begin = MIN(pi.timestamp_begin, rts->first);
+		if (pkt->flags & RB_PACKET_FLUSHED)
+			pi.timestamp_end = rts->max;
+		pi.timestamp_end = MAX(pi.timestamp_end, rts->max);
+	} else if (pkt->flags & RB_PACKET_FLUSHED) {
+		pi.timestamp_end = pi.timestamp_begin;
+	}
+	if (st->written)
+		pi.timestamp_begin = MAX(pi.timestamp_begin, st->last_end);
+	pi.timestamp_end = MAX(pi.timestamp_end, pi.timestamp_begin);
 	pi.content_size = (uint64_t)(CTF_PACKET_HEADER_LEN + pkt->size) * 8;
 	pi.packet_size = (uint64_t)size * 8;
 	pi.packet_seq_num = pkt->seq;
@@ -291,7 +353,7 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt)
 	st->offset += size;
 	st->written = true;
 	st->last_seq = pkt->seq;
-	st->last_end = pkt->ts_end;
+	st->last_end = pi.timestamp_end;
 	st->last_lost = pi.events_discarded;
 }
 
@@ -316,7 +378,7 @@ static void write_final_count(struct us_buffer *b, unsigned int cpu)
 	pkt.ts_end = now_ns();
 	pkt.ts_end = MAX(st->last_end, pkt.ts_end);
 	pkt.lost_total = lost;
-	write_packet(b, &pkt);
+	write_packet(b, &pkt, &(struct us_rec_ts){ 0 });
 }
 
 /*
@@ -381,14 +443,17 @@ static void wq_push(struct us_buffer *b, const struct rb_packet *pkt)
 	if (!p) {
 		p = malloc(sizeof(*p) + pkt->size);
 		if (!p) {
+			struct us_rec_ts rts = records_ts(pkt);
+
 			wq_wait_idle();
-			write_packet(b, pkt);
+			write_packet(b, pkt, &rts);
 			return;
 		}
 		p->cap = pkt->size;
 	}
 	p->next = NULL;
 	p->b = b;
+	p->rts = records_ts(pkt);
 	p->pkt = *pkt;
 	p->pkt.rec_end = NULL;
 	memcpy(p->buf, pkt->data, pkt->size);
@@ -493,7 +558,7 @@ static void *writer_main(void *arg)
 		wq.busy = true;
 		pthread_mutex_unlock(&wq.lock);
 		write_gate_pass();
-		write_packet(p->b, &p->pkt);
+		write_packet(p->b, &p->pkt, &p->rts);
 		pthread_mutex_lock(&wq.lock);
 		wq.busy = false;
 		wq.bytes -= p->pkt.size;
@@ -556,6 +621,7 @@ static void *consumer_main(void *arg)
 	pthread_mutex_lock(&cons.lock);
 	while (!cons.quit) {
 		uint64_t now_ms = now_ns() / 1000000;
+		int timeout = poll_ms;
 		nfds_t n = 0;
 		uint64_t v;
 
@@ -563,10 +629,16 @@ static void *consumer_main(void *arg)
 			struct us_buffer *b = cons.list[i];
 
 			rb_consumer_ack_wakeup(b->cons);
-			if (b->switch_timer_us &&
-			    now_ms - b->last_switch_ms >= MAX(1u, b->switch_timer_us / 1000)) {
-				flush_all(b);
-				b->last_switch_ms = now_ms;
+			if (b->switch_timer_us) {
+				uint64_t period = MAX(1u, b->switch_timer_us / 1000);
+
+				if (now_ms - b->last_switch_ms >= period) {
+					flush_all(b);
+					b->last_switch_ms = now_ms;
+				}
+				/* Wake for the next switch, not only on the read timer. */
+				timeout = (int)MIN((uint64_t)timeout,
+						   b->last_switch_ms + period - now_ms);
 			}
 			drain(b, 0, false);
 			rb_consumer_arm_wakeup(b->cons);
@@ -577,7 +649,7 @@ static void *consumer_main(void *arg)
 		}
 		pfds[n++] = (struct pollfd){ .fd = cons.kick_fd, .events = POLLIN };
 		pthread_mutex_unlock(&cons.lock);
-		poll(pfds, n, poll_ms);
+		poll(pfds, n, timeout);
 		if (read(cons.kick_fd, &v, sizeof(v)) < 0) {
 			/* EAGAIN: not kicked */
 		}
@@ -751,8 +823,15 @@ static int buffer_create(struct us_trace *t, const struct sd_channel *c, uint32_
 	b->nr_cpus = cfg.nr_cpus;
 	b->switch_timer_us = c->switch_timer_us;
 	err = rb_channel_create(&cfg, &b->rb);
-	if (err == 0)
+	if (err == 0) {
+		/*
+		 * The apps' clock: a sub-buffer the consumer closes (switch
+		 * timer, stop) ends at a time read after its last record's
+		 * reservation, never at one taken before the flush started.
+		 */
+		rb_channel_set_clock(b->rb, ust_clock_read_monotonic_tsc);
 		err = rb_consumer_create(b->rb, NULL, &b->cons);
+	}
 	b->streams = calloc(b->nr_cpus, sizeof(*b->streams));
 	if (err == 0 && !b->streams)
 		err = -ENOMEM;
