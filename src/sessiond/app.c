@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +28,27 @@
 #include "common/log.h"
 #include "common/common.h"
 
+/*
+ * Admission. The registration socket of root's daemon is open to every
+ * local user, so what one user's processes may hold is bounded, and a share
+ * of every pool is kept for root's and the daemon owner's own apps
+ * ("privileged" below), which no other user can exhaust:
+ *
+ *   pending connections (accepted, no REGISTER yet)  APP_MAX_CONNS
+ *       per other user APP_CONNS_PER_USER; APP_CONNS_RESERVED privileged
+ *       each must REGISTER within APP_REGISTER_TIMEOUT_MS
+ *   apps (registered connection pairs)                SD_MAX_APPS
+ *       per other user APP_APPS_PER_USER; APP_APPS_RESERVED privileged;
+ *       per process APP_APPS_PER_PID; the pair completes within
+ *       APP_REGISTER_TIMEOUT_MS; a slot is free again when the app goes
+ */
 #define APP_MAX_CONNS 2048
+#define APP_CONNS_PER_USER 64
+#define APP_CONNS_RESERVED 256
+#define APP_APPS_PER_USER 256
+#define APP_APPS_RESERVED 256
+#define APP_APPS_PER_PID 2
+#define APP_REGISTER_TIMEOUT_MS 2000
 #define APP_MAX_TRACEPOINTS 65536 /* per app */
 /* Commands waiting for one app: what the largest sessions need, with room. */
 #define APP_MAX_QUEUED (4 * (STRATA_UST_MAX_CHANNELS + STRATA_UST_MAX_ENABLERS))
@@ -56,9 +77,12 @@ _Static_assert(sizeof(struct strata_ust_clock) == 24, "ABI");
 struct app_conn {
 	struct sd_watch w;
 	bool in_use;
+	uid_t uid;
+	int64_t deadline_ms; /* REGISTER by then */
 };
 
 static struct app_conn *conns;
+static int spare_fd = -1; /* given up to accept and refuse when out of descriptors */
 static void app_pump(struct sd_daemon *d, struct sd_app *a);
 static void app_reply(struct sd_daemon *d, struct sd_app *a, ssize_t n);
 static uint8_t *rxbuf; /* one message, the loop is single-threaded */
@@ -66,6 +90,43 @@ static uint8_t *rxbuf; /* one message, the loop is single-threaded */
 static bool str_terminated(const char *s, size_t size)
 {
 	return memchr(s, '\0', size) != NULL;
+}
+
+void sd_procname_sanitize(char *dst, const char *src, size_t size)
+{
+	size_t i = 0;
+
+	while (i + 1 < size && src[i]) {
+		unsigned char ch = (unsigned char)src[i];
+
+		/* A C1 control in UTF-8 (U+0080..U+009F): some terminals act on it. */
+		if (ch == 0xc2 && i + 2 < size && (unsigned char)src[i + 1] >= 0x80 &&
+		    (unsigned char)src[i + 1] <= 0x9f) {
+			dst[i] = dst[i + 1] = '_';
+			i += 2;
+			continue;
+		}
+		if (ch < 0x20 || ch == 0x7f || ch == '/' || ch == '\\' || ch == '"' || ch == '\'')
+			ch = '_';
+		dst[i++] = (char)ch;
+	}
+	dst[i] = '\0';
+	/* Never a path component of its own: "", "." or "..". */
+	if (!dst[0] || strcmp(dst, ".") == 0 || strcmp(dst, "..") == 0)
+		snprintf(dst, size, "%s", strcmp(dst, "..") == 0 ? "__" : "_");
+}
+
+bool sd_name_printable(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\')
+			return false;
+		if (ch == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+			return false;
+	}
+	return true;
 }
 
 static int64_t now_ms(void)
@@ -205,7 +266,8 @@ static void add_tracepoints(struct sd_app *a, const uint8_t *buf, size_t len)
 		struct strata_ust_tracepoint_entry ent;
 
 		memcpy(&ent, &e[i], sizeof(ent));
-		if (!str_terminated(ent.name, sizeof(ent.name)) || !ent.name[0]) {
+		if (!str_terminated(ent.name, sizeof(ent.name)) || !ent.name[0] ||
+		    !sd_name_printable(ent.name)) {
 			a->proto_error = true;
 			return;
 		}
@@ -323,7 +385,50 @@ static void app_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t event
 	}
 }
 
-static struct sd_app *app_find_or_add(struct sd_daemon *d, pid_t pid, uint64_t token)
+/* Root's and the daemon owner's apps: never limited by other users' use. */
+static bool uid_privileged(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+static void count_apps(struct sd_daemon *d, uid_t uid, pid_t pid, uint32_t *ret_all,
+		       uint32_t *ret_uid, uint32_t *ret_pid)
+{
+	*ret_all = *ret_uid = *ret_pid = 0;
+	for (uint32_t i = 0; i < d->nr_apps; i++) {
+		const struct sd_app *a = &d->apps[i];
+
+		if (!a->in_use)
+			continue;
+		(*ret_all)++;
+		if (a->uid == uid)
+			(*ret_uid)++;
+		if (a->pid == pid)
+			(*ret_pid)++;
+	}
+}
+
+/* Why a new app of (uid, pid) is refused, or NULL. */
+static const char *app_refusal(struct sd_daemon *d, uid_t uid, pid_t pid)
+{
+	uint32_t all, of_uid, of_pid;
+
+	count_apps(d, uid, pid, &all, &of_uid, &of_pid);
+	if (of_pid >= APP_APPS_PER_PID)
+		return "too many registrations from one process";
+	if (all >= d->nr_apps)
+		return "too many apps registered";
+	if (uid_privileged(uid))
+		return NULL;
+	if (of_uid >= APP_APPS_PER_USER)
+		return "too many apps of this user";
+	if (all >= d->nr_apps - APP_APPS_RESERVED)
+		return "the slots left are kept for root's apps";
+	return NULL;
+}
+
+static struct sd_app *app_find_or_add(struct sd_daemon *d, pid_t pid, uid_t uid, uint64_t token,
+				      const char **ret_why)
 {
 	struct sd_app *free_slot = NULL;
 
@@ -335,12 +440,19 @@ static struct sd_app *app_find_or_add(struct sd_daemon *d, pid_t pid, uint64_t t
 		if (!a->in_use && !free_slot)
 			free_slot = a;
 	}
-	if (!free_slot)
+	*ret_why = app_refusal(d, uid, pid);
+	if (*ret_why)
 		return NULL;
+	if (!free_slot) {
+		*ret_why = "too many apps registered";
+		return NULL;
+	}
 	*free_slot = (struct sd_app){ .in_use = true,
 				      .id = ++d->next_app_id,
 				      .pid = pid,
 				      .token = token,
+				      .uid = uid,
+				      .deadline_ms = now_ms() + APP_REGISTER_TIMEOUT_MS,
 				      .cmd = { .fd = -1, .on_event = app_on_event },
 				      .notify = { .fd = -1, .on_event = app_on_event } };
 	return free_slot;
@@ -366,6 +478,7 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 	socklen_t clen = sizeof(cred);
 	struct sd_app *a;
 	struct sd_watch *slot;
+	const char *why = NULL;
 	uint16_t type;
 	ssize_t n;
 	int fd = c->w.fd;
@@ -401,9 +514,11 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 		conn_close(d, c);
 		return;
 	}
-	a = app_find_or_add(d, cred.pid, reg.token);
+	a = app_find_or_add(d, cred.pid, cred.uid, reg.token, &why);
 	if (!a) {
-		log_warn("Refused app pid=%d: too many apps registered", (int)cred.pid);
+		log_warn("Refused app pid=%d uid=%u: %s", (int)cred.pid, (unsigned)cred.uid, why);
+		rep.status = -EDQUOT;
+		sd_app_send(NULL, fd, &rep, sizeof(rep), NULL, 0);
 		conn_close(d, c);
 		return;
 	}
@@ -417,8 +532,7 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 	a->gid = cred.gid;
 	a->ppid = reg.ppid;
 	a->bits_per_long = reg.bits_per_long;
-	memcpy(a->procname, reg.procname, sizeof(a->procname));
-	a->procname[sizeof(a->procname) - 1] = '\0';
+	sd_procname_sanitize(a->procname, reg.procname, sizeof(reg.procname));
 	rep.app_id = a->id;
 	/* Hand the fd from the pending connection to the app. */
 	sd_watch_del(d, &c->w);
@@ -433,6 +547,7 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 	}
 	if (a->cmd.fd >= 0 && a->notify.fd >= 0) {
 		a->ready = true;
+		a->deadline_ms = 0;
 		log_info("App registered: pid=%d uid=%u procname='%s' bits=%u", (int)a->pid,
 			 (unsigned)a->uid, a->procname, a->bits_per_long);
 		/* Before any CHANNEL: its records are stamped through the page. */
@@ -451,15 +566,72 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 	}
 }
 
+/* Pending connections in use, and those of uid. */
+static void count_conns(uid_t uid, uint32_t *ret_all, uint32_t *ret_uid)
+{
+	*ret_all = *ret_uid = 0;
+	for (uint32_t i = 0; i < APP_MAX_CONNS; i++) {
+		if (!conns[i].in_use)
+			continue;
+		(*ret_all)++;
+		if (conns[i].uid == uid)
+			(*ret_uid)++;
+	}
+}
+
+/*
+ * Out of descriptors: accept each waiting connection with the spare one and
+ * close it, so that the listening socket does not stay readable (a loop at
+ * 100 % CPU until some descriptor is freed).
+ */
+static void refuse_waiting(int lfd)
+{
+	if (spare_fd < 0)
+		return;
+	close(spare_fd);
+	spare_fd = -1;
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
 static void ust_listen_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t events)
 {
 	(void)events;
 	for (;;) {
 		int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct app_conn *c = NULL;
+		struct ucred cred;
+		socklen_t clen = sizeof(cred);
+		uint32_t all, of_uid;
 
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE) {
+				log_warn("Refused app connections: out of file descriptors");
+				refuse_waiting(w->fd);
+			}
 			return;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+			close(fd);
+			continue;
+		}
+		/* A per-user daemon traces only its user's apps; root's, everyone's. */
+		if (!d->global && cred.uid != geteuid()) {
+			close(fd);
+			continue;
+		}
+		count_conns(cred.uid, &all, &of_uid);
+		if (!uid_privileged(cred.uid) &&
+		    (of_uid >= APP_CONNS_PER_USER || all >= APP_MAX_CONNS - APP_CONNS_RESERVED)) {
+			close(fd);
+			continue;
+		}
 		for (uint32_t i = 0; i < APP_MAX_CONNS; i++) {
 			if (!conns[i].in_use) {
 				c = &conns[i];
@@ -471,7 +643,9 @@ static void ust_listen_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_
 			continue;
 		}
 		*c = (struct app_conn){ .w = { .fd = fd, .on_event = conn_on_event },
-					.in_use = true };
+					.in_use = true,
+					.uid = cred.uid,
+					.deadline_ms = now_ms() + APP_REGISTER_TIMEOUT_MS };
 		if (sd_watch_add(d, &c->w, EPOLLIN) < 0) {
 			close(fd);
 			*c = (struct app_conn){ .w.fd = -1 };
@@ -601,9 +775,15 @@ int sd_app_timeout_ms(struct sd_daemon *d)
 {
 	int64_t first = INT64_MAX, now;
 
-	for (uint32_t i = 0; i < d->nr_apps; i++)
-		if (d->apps[i].in_use && d->apps[i].inflight && d->apps[i].deadline_ms < first)
-			first = d->apps[i].deadline_ms;
+	for (uint32_t i = 0; i < d->nr_apps; i++) {
+		const struct sd_app *a = &d->apps[i];
+
+		if (a->in_use && (a->inflight || !a->ready) && a->deadline_ms < first)
+			first = a->deadline_ms;
+	}
+	for (uint32_t i = 0; conns && i < APP_MAX_CONNS; i++)
+		if (conns[i].in_use && conns[i].deadline_ms < first)
+			first = conns[i].deadline_ms;
 	if (first == INT64_MAX)
 		return -1;
 	now = now_ms();
@@ -619,7 +799,12 @@ void sd_app_expire(struct sd_daemon *d)
 
 		if (a->in_use && a->inflight && a->deadline_ms <= now)
 			sd_app_drop(d, a, "command timed out");
+		else if (a->in_use && !a->ready && a->deadline_ms <= now)
+			sd_app_drop(d, a, "second connection never came");
 	}
+	for (uint32_t i = 0; conns && i < APP_MAX_CONNS; i++)
+		if (conns[i].in_use && conns[i].deadline_ms <= now)
+			conn_close(d, &conns[i]);
 }
 
 int sd_app_listen(struct sd_daemon *d, const char *path)
@@ -632,10 +817,19 @@ int sd_app_listen(struct sd_daemon *d, const char *path)
 	if (!rxbuf || !conns || !d->apps)
 		return -ENOMEM;
 	d->nr_apps = SD_MAX_APPS;
+	{
+		/* Two connections and a few buffers' descriptors per app at most. */
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur < (rlim_t)SD_MAX_APPS * 4 + 1024)
+			d->nr_apps = (uint32_t)MAX(rl.rlim_cur / 4, (rlim_t)APP_APPS_RESERVED * 2);
+	}
 	for (uint32_t i = 0; i < SD_MAX_APPS; i++)
 		d->apps[i] = (struct sd_app){ .cmd.fd = -1, .notify.fd = -1 };
 	for (uint32_t i = 0; i < APP_MAX_CONNS; i++)
 		conns[i].w.fd = -1;
+	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	/* root's daemon takes registrations from every user; the 0755 run dir
 	 * lets them reach the socket, the control socket stays 0600. */
 	fd = sd_unix_listen(path, SOCK_SEQPACKET, d->global ? 0666 : 0600);
@@ -663,6 +857,9 @@ void sd_app_release(struct sd_daemon *d)
 	free(d->apps);
 	free(conns);
 	free(rxbuf);
+	if (spare_fd >= 0)
+		close(spare_fd);
+	spare_fd = -1;
 	d->apps = NULL;
 	conns = NULL;
 	rxbuf = NULL;

@@ -5,7 +5,7 @@
 
 #include "sessiond/sessiond.h"
 
-#define SD_MAX_APPS 1024
+#define SD_MAX_APPS 4096
 
 struct sd_app_tp {
 	char name[STRATA_UST_SYM_NAME_LEN];
@@ -52,6 +52,15 @@ int sd_app_queue(struct sd_daemon *d, struct sd_app *a, const void *msg, size_t 
 		 unsigned nr_fds);
 int sd_app_send(struct sd_app *a, int fd, void *msg, size_t len, const int *fds, unsigned nr_fds);
 void sd_app_drop(struct sd_daemon *d, struct sd_app *a, const char *why);
+/*
+ * An app's process name made safe for everything it reaches: a directory
+ * name (no '/', never "." or ".."), TSDL strings (no '"' or '\\'), a
+ * terminal (no control characters, C1 ones in UTF-8 included): each such
+ * byte becomes '_'. size includes the NUL.
+ */
+void sd_procname_sanitize(char *dst, const char *src, size_t size);
+/* No control character, '"' or '\\' (names shown by `strata list`, written in TSDL). */
+bool sd_name_printable(const char *s);
 /* Milliseconds until the first reply deadline, or -1 when none is pending. */
 int sd_app_timeout_ms(struct sd_daemon *d);
 /* Drop the apps whose reply is overdue. */

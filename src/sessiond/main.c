@@ -3,8 +3,9 @@
  * strata-sessiond: the per-user session daemon. Root's daemon serves the
  * whole system from /run/strata; another user's lives in
  * $XDG_RUNTIME_DIR/strata or ~/.strata ($STRATA_RUNDIR overrides both).
- * The run directory is 0700 (0755 for root's, whose control socket is 0600)
- * and holds control.sock, ust.sock and the pid lock sessiond.pid.
+ * The run directory is 0700 (0755 for root's, whose registration socket is
+ * open to every user and whose control socket only to root and the tracing
+ * group) and holds control.sock, ust.sock and the pid lock sessiond.pid.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -113,7 +115,8 @@ static int prepare_rundir(struct sd_daemon *d)
 			  strerror(-ret));
 		return ret;
 	}
-	d->global = geteuid() == 0 && strcmp(d->rundir, STRATA_GLOBAL_RUNDIR) == 0;
+	/* Root's daemon traces every user's apps, wherever its run directory. */
+	d->global = geteuid() == 0;
 	ret = make_dirs(d->rundir, d->global ? 0755 : 0700);
 	if (ret < 0) {
 		log_error("Failed to create the run directory '%s': %s", d->rundir, strerror(-ret));
@@ -128,9 +131,26 @@ static int prepare_rundir(struct sd_daemon *d)
 			  d->rundir, (unsigned)geteuid());
 		return -EPERM;
 	}
-	if (!d->global && chmod(d->rundir, 0700) < 0)
+	/* Other users' apps must reach root's registration socket; nobody else ours. */
+	if (chmod(d->rundir, d->global ? 0755 : 0700) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * Apps, their connections and the trace files each take descriptors: use
+ * what the hard limit allows, so that a crowd of connections meets the
+ * daemon's own bounds (app.c) before the kernel's.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_warn("Failed to raise the descriptor limit: %s", strerror(errno));
+	}
 }
 
 static int take_lock(struct sd_daemon *d)
@@ -312,6 +332,7 @@ int main(int argc, char **argv)
 
 		home = pw ? pw->pw_dir : "/tmp";
 	}
+	raise_nofile();
 	sd_state_init(&d.state, home);
 	d.state.priv = &d;
 	sd_trace_init(&d);
