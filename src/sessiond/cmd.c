@@ -71,6 +71,12 @@ static const char *domain_label(uint8_t domain)
 	return domain == IPC_DOMAIN_KERNEL ? "kernel" : "user space";
 }
 
+/* Root and the daemon's user see every session; a tracing group member, its own. */
+static bool may_see(const struct sd_state *st, const struct sd_session *s)
+{
+	return st->caller.admin || s->uid == st->caller.uid;
+}
+
 static struct sd_session *need_session(struct sd_state *st, const struct ipc_request *req,
 				       struct ipc_reply *rep)
 {
@@ -82,6 +88,8 @@ static struct sd_session *need_session(struct sd_state *st, const struct ipc_req
 		return NULL;
 	}
 	s = sd_session_find(st, req->session);
+	if (s && !may_see(st, s))
+		s = NULL; /* another user's: as if it did not exist */
 	if (!s)
 		reply_error(rep, -ENOENT,
 			    "Session '%s' not found: run `strata list` to see the sessions",
@@ -123,6 +131,7 @@ static void cmd_create(struct sd_state *st, const struct ipc_request *req, struc
 {
 	char name[IPC_NAME_MAX], date[32];
 	struct sd_session *s, **arr;
+	const char *home;
 	time_t now = time(NULL);
 	struct tm tm;
 	int n;
@@ -176,17 +185,30 @@ static void cmd_create(struct sd_state *st, const struct ipc_request *req, struc
 	}
 	st->sessions = arr;
 	copy_str(s->name, sizeof(s->name), name);
+	/* By default in the caller's home, as `lttng create` does. */
+	home = st->caller.home[0] ? st->caller.home : st->home;
 	if (req->output[0])
 		n = snprintf(s->output, sizeof(s->output), "%s", req->output);
 	else if (req->session[0])
-		n = snprintf(s->output, sizeof(s->output), "%s/strata-traces/%s-%s", st->home, name,
+		n = snprintf(s->output, sizeof(s->output), "%s/strata-traces/%s-%s", home, name,
 			     date);
 	else
-		n = snprintf(s->output, sizeof(s->output), "%s/strata-traces/%s", st->home, name);
+		n = snprintf(s->output, sizeof(s->output), "%s/strata-traces/%s", home, name);
 	if (n < 0 || (size_t)n >= sizeof(s->output)) {
 		free(s);
 		reply_error(rep, -ENAMETOOLONG, "Output directory path is too long");
 		return;
+	}
+	s->uid = st->caller.uid;
+	s->gid = st->caller.gid;
+	if (st->hooks.output_check) {
+		int ret = st->hooks.output_check(st, s, rep->message);
+
+		if (ret < 0) {
+			free(s);
+			rep->status = ret;
+			return;
+		}
 	}
 	/* validated */
 	s->snapshot = req->snapshot;
@@ -223,8 +245,12 @@ static void cmd_destroy(struct sd_state *st, const struct ipc_request *req, stru
 	struct sd_session *s;
 
 	if (req->all) {
-		while (st->nr_sessions) {
-			s = st->sessions[0];
+		for (uint32_t i = 0; i < st->nr_sessions;) {
+			s = st->sessions[i];
+			if (!may_see(st, s)) {
+				i++;
+				continue;
+			}
 			if (ipc_names_append(&rep->names, &rep->nr_names, s->name) < 0) {
 				reply_error(rep, -ENOMEM, "Out of memory");
 				return;
@@ -923,13 +949,16 @@ static void cmd_list_sessions(struct sd_state *st, const struct ipc_request *req
 			      struct ipc_reply *rep)
 {
 	struct sd_session *only = NULL;
-	uint32_t n = st->nr_sessions;
+	uint32_t n = 0, k = 0;
 
 	if (req->session[0]) {
 		only = need_session(st, req, rep);
 		if (!only)
 			return;
 		n = 1;
+	} else {
+		for (uint32_t i = 0; i < st->nr_sessions; i++)
+			n += may_see(st, st->sessions[i]);
 	}
 	if (!n)
 		return;
@@ -939,12 +968,14 @@ static void cmd_list_sessions(struct sd_state *st, const struct ipc_request *req
 		return;
 	}
 	rep->nr_sessions = n;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < (only ? 1 : st->nr_sessions) && k < n; i++) {
 		struct sd_session *s = only ? only : st->sessions[i];
 
+		if (!may_see(st, s))
+			continue;
 		if (s->active && st->hooks.session_stats)
 			st->hooks.session_stats(st, s);
-		if (fill_session(&rep->sessions[i], s) < 0) {
+		if (fill_session(&rep->sessions[k++], s) < 0) {
 			reply_error(rep, -ENOMEM, "Out of memory");
 			return;
 		}

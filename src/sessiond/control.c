@@ -7,6 +7,9 @@
  * SO_PEERCRED: only the daemon's own user (and root) may talk to it.
  */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -21,7 +24,19 @@
 #include "common/log.h"
 #include "common/common.h"
 
-#define CTL_MAX_CLIENTS 64
+/*
+ * Who may connect: the daemon's user and root; to root's daemon also the
+ * members of its tracing group (strata-sessiond --group, "tracing" by
+ * default), as with LTTng. Bounds: CTL_MAX_CLIENTS in all, of which a
+ * member of the group holds at most CTL_CLIENTS_PER_USER and
+ * CTL_CLIENTS_RESERVED stay for root and the daemon's user; a client idle
+ * for CTL_IDLE_MS (no request in progress, none waiting for apps) is
+ * closed, so that idle connections cannot lock the owner out.
+ */
+#define CTL_MAX_CLIENTS 256
+#define CTL_CLIENTS_PER_USER 16
+#define CTL_CLIENTS_RESERVED 32
+#define CTL_IDLE_MS 60000
 
 /* A request whose reply waits for apps; it outlives a client that hangs up. */
 struct ctl_op {
@@ -41,8 +56,18 @@ struct sd_client {
 	struct ipc_buf out;
 	size_t out_pos;
 	struct ctl_op *waiting; /* the request being answered, if it waits for apps */
+	struct sd_caller caller;
+	int64_t idle_deadline_ms;
 	bool in_use;
 };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 int sd_op_then(struct sd_daemon *d, struct sd_op *op, sd_op_fn fn, void *arg)
 {
@@ -154,8 +179,10 @@ static void client_handle(struct sd_daemon *d, struct sd_client *c)
 		log_warn("Failed to decode a control request: %s type=%u", strata_strerror(ret),
 			 c->type);
 	} else {
-		log_debug("Control request cmd=%u session='%s'", req.cmd, req.session);
+		log_debug("Control request cmd=%u session='%s' uid=%u", req.cmd, req.session,
+			  (unsigned)c->caller.uid);
 		d->state.op = &co->op;
+		d->state.caller = c->caller;
 		sd_cmd_handle(&d->state, &req, &co->rep);
 		d->state.op = NULL;
 		ipc_request_release(&req);
@@ -210,6 +237,7 @@ static void client_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t ev
 	}
 	if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		return;
+	c->idle_deadline_ms = now_ms() + CTL_IDLE_MS;
 	/* One request at a time: read until a whole one is in, answer it. */
 	while (!c->out.data && !c->waiting) {
 		ssize_t n;
@@ -256,14 +284,68 @@ static void client_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t ev
 	}
 }
 
-static bool peer_allowed(int fd)
+/* Is (uid, gid) in the tracing group, as primary group or as a member? */
+static bool in_group(const char *group, uid_t uid, gid_t gid)
+{
+	struct group gr, *grp = NULL;
+	struct passwd pw, *pwp = NULL;
+	char gbuf[16384], pbuf[4096];
+
+	if (!group || !group[0] || getgrnam_r(group, &gr, gbuf, sizeof(gbuf), &grp) != 0 || !grp)
+		return false;
+	if (grp->gr_gid == gid)
+		return true;
+	if (getpwuid_r(uid, &pw, pbuf, sizeof(pbuf), &pwp) != 0 || !pwp)
+		return false;
+	if (pwp->pw_gid == grp->gr_gid)
+		return true;
+	for (char **m = grp->gr_mem; *m; m++)
+		if (strcmp(*m, pwp->pw_name) == 0)
+			return true;
+	return false;
+}
+
+/* May this peer talk to the daemon, and as whom? */
+static bool peer_allowed(struct sd_daemon *d, int fd, struct sd_caller *ret)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return false;
-	return cred.uid == geteuid() || cred.uid == 0;
+	*ret = (struct sd_caller){ .uid = cred.uid,
+				   .gid = cred.gid,
+				   .admin = cred.uid == geteuid() || cred.uid == 0 };
+	if (ret->admin)
+		return true;
+	if (!d->global || !in_group(d->tracing_group, cred.uid, cred.gid))
+		return false;
+	{
+		struct passwd pw, *pwp = NULL;
+		char buf[4096];
+
+		if (getpwuid_r(cred.uid, &pw, buf, sizeof(buf), &pwp) == 0 && pwp &&
+		    strlen(pwp->pw_dir) < sizeof(ret->home))
+			snprintf(ret->home, sizeof(ret->home), "%s", pwp->pw_dir);
+		else
+			snprintf(ret->home, sizeof(ret->home), "/tmp");
+	}
+	return true;
+}
+
+static uint32_t clients_of(struct sd_daemon *d, uid_t uid, uint32_t *ret_all)
+{
+	uint32_t n = 0;
+
+	*ret_all = 0;
+	for (uint32_t i = 0; i < CTL_MAX_CLIENTS; i++) {
+		if (!d->clients[i].in_use)
+			continue;
+		(*ret_all)++;
+		if (d->clients[i].caller.uid == uid)
+			n++;
+	}
+	return n;
 }
 
 static void listen_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t events)
@@ -272,11 +354,22 @@ static void listen_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t ev
 	for (;;) {
 		int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct sd_client *c = NULL;
+		struct sd_caller caller;
+		uint32_t all, mine;
 
 		if (fd < 0)
 			return;
-		if (!peer_allowed(fd)) {
+		if (!peer_allowed(d, fd, &caller)) {
 			log_warn("Refused a control connection from another user");
+			close(fd);
+			continue;
+		}
+		mine = clients_of(d, caller.uid, &all);
+		if (!caller.admin && (mine >= CTL_CLIENTS_PER_USER ||
+				      all >= CTL_MAX_CLIENTS - CTL_CLIENTS_RESERVED)) {
+			log_warn(
+				"Refused a control connection of uid %u: %u of its clients connected",
+				(unsigned)caller.uid, mine);
 			close(fd);
 			continue;
 		}
@@ -293,10 +386,43 @@ static void listen_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t ev
 			continue;
 		}
 		*c = (struct sd_client){ .w = { .fd = fd, .on_event = client_on_event },
+					 .caller = caller,
+					 .idle_deadline_ms = now_ms() + CTL_IDLE_MS,
 					 .in_use = true };
 		if (sd_watch_add(d, &c->w, EPOLLIN) < 0) {
 			close(fd);
 			*c = (struct sd_client){ .w.fd = -1 };
+		}
+	}
+}
+
+int sd_control_timeout_ms(struct sd_daemon *d)
+{
+	int64_t first = INT64_MAX, now;
+
+	for (uint32_t i = 0; d->clients && i < CTL_MAX_CLIENTS; i++) {
+		const struct sd_client *c = &d->clients[i];
+
+		if (c->in_use && !c->waiting && !c->out.data && c->idle_deadline_ms < first)
+			first = c->idle_deadline_ms;
+	}
+	if (first == INT64_MAX)
+		return -1;
+	now = now_ms();
+	return first <= now ? 0 : (int)MIN(first - now, (int64_t)INT32_MAX);
+}
+
+void sd_control_expire(struct sd_daemon *d)
+{
+	int64_t now = now_ms();
+
+	for (uint32_t i = 0; d->clients && i < CTL_MAX_CLIENTS; i++) {
+		struct sd_client *c = &d->clients[i];
+
+		if (c->in_use && !c->waiting && !c->out.data && c->idle_deadline_ms <= now) {
+			log_info("Closed a control connection of uid %u: idle for %d s",
+				 (unsigned)c->caller.uid, CTL_IDLE_MS / 1000);
+			client_close(d, c);
 		}
 	}
 }
@@ -329,6 +455,16 @@ int sd_control_listen(struct sd_daemon *d, const char *path)
 
 	if (fd < 0)
 		return fd;
+	if (d->global && d->tracing_group[0]) {
+		struct group gr, *grp = NULL;
+		char buf[16384];
+
+		/* The tracing group reaches root's daemon through the socket's group. */
+		if (getgrnam_r(d->tracing_group, &gr, buf, sizeof(buf), &grp) == 0 && grp &&
+		    (chown(path, 0, grp->gr_gid) < 0 || chmod(path, 0660) < 0))
+			log_warn("Failed to open '%s' to the group '%s': %s", path,
+				 d->tracing_group, strerror(errno));
+	}
 	d->clients = calloc(CTL_MAX_CLIENTS, sizeof(*d->clients));
 	if (!d->clients) {
 		close(fd);

@@ -32,6 +32,7 @@
 #include "sessiond/sessiond.h"
 #include "sessiond/trace.h"
 #include "common/cleanup.h"
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/common.h"
 
@@ -68,6 +69,8 @@ static void usage(FILE *out)
 	      "Options:\n"
 	      "  -F, --foreground   stay in the foreground (default)\n"
 	      "  -d, --daemonize    detach; exit once the control socket answers\n"
+	      "  -g, --group=NAME   root's daemon: members of group NAME may control it\n"
+	      "                     (default: tracing)\n"
 	      "  -v, --verbose      log more (repeat for debug messages)\n"
 	      "  -h, --help         show this help\n"
 	      "  -V, --version      show the version\n"
@@ -80,28 +83,6 @@ static void usage(FILE *out)
 	      "                     writer (4096 to 1073741824; default 67108864); past it,\n"
 	      "                     apps drop and count events until the writer catches up\n",
 	      out);
-}
-
-/* mkdir -p; the last component with `mode`, parents 0700. */
-static int make_dirs(const char *path, mode_t mode)
-{
-	char buf[IPC_PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, mode) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 static int prepare_rundir(struct sd_daemon *d)
@@ -117,7 +98,7 @@ static int prepare_rundir(struct sd_daemon *d)
 	}
 	/* Root's daemon traces every user's apps, wherever its run directory. */
 	d->global = geteuid() == 0;
-	ret = make_dirs(d->rundir, d->global ? 0755 : 0700);
+	ret = fs_mkdir_p(d->rundir, 0700);
 	if (ret < 0) {
 		log_error("Failed to create the run directory '%s': %s", d->rundir, strerror(-ret));
 		return ret;
@@ -278,20 +259,36 @@ static void detach_stdio(bool keep_stderr)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "foreground", no_argument, NULL, 'F' }, { "daemonize", no_argument, NULL, 'd' },
-		{ "verbose", no_argument, NULL, 'v' },	  { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },	  { NULL, 0, NULL, 0 },
+		{ "foreground", no_argument, NULL, 'F' },
+		{ "daemonize", no_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "group", required_argument, NULL, 'g' },
+		{ NULL, 0, NULL, 0 },
 	};
-	struct sd_daemon d = {
-		.epfd = -1, .ctl_listen.fd = -1, .ust_listen.fd = -1, .signals.fd = -1
-	};
+	struct sd_daemon d = { .epfd = -1,
+			       .ctl_listen.fd = -1,
+			       .ust_listen.fd = -1,
+			       .signals.fd = -1,
+			       .tracing_group = "tracing" };
 	char path[IPC_PATH_MAX + 32];
 	bool do_daemonize = false;
 	int verbose = 0, ready_fd = -1, lock_fd = -1, ret = 1, c;
 	const char *home;
 
-	while ((c = getopt_long(argc, argv, "FdvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Fdg:vhV", opts, NULL)) != -1) {
 		switch (c) {
+		case 'g':
+			if (!optarg[0] || strlen(optarg) >= sizeof(d.tracing_group)) {
+				fprintf(stderr,
+					"strata-sessiond: invalid group name '%s': expected 1 to %zu "
+					"characters\n",
+					optarg, sizeof(d.tracing_group) - 1);
+				return 1;
+			}
+			snprintf(d.tracing_group, sizeof(d.tracing_group), "%s", optarg);
+			break;
 		case 'F':
 			do_daemonize = false;
 			break;
@@ -375,7 +372,11 @@ int main(int argc, char **argv)
 	while (!d.quit) {
 		struct epoll_event evs[32];
 		/* Wake for the first app reply deadline: a silent app is dropped then. */
-		int n = epoll_wait(d.epfd, evs, (int)ARRAY_SIZE(evs), sd_app_timeout_ms(&d));
+		int ta = sd_app_timeout_ms(&d), tc = sd_control_timeout_ms(&d);
+		int n = epoll_wait(d.epfd, evs, (int)ARRAY_SIZE(evs),
+				   ta < 0 ? tc :
+				   tc < 0 ? ta :
+					    MIN(ta, tc));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -393,6 +394,7 @@ int main(int argc, char **argv)
 				w->on_event(&d, w, evs[i].events);
 		}
 		sd_app_expire(&d);
+		sd_control_expire(&d);
 	}
 	ret = 0;
 out:

@@ -42,6 +42,7 @@ struct sd_daemon {
 	struct sd_watch signals;
 	char rundir[IPC_PATH_MAX];
 	bool global; /* root's daemon serving the system */
+	char tracing_group[64]; /* root's daemon: its members may control it */
 	bool quit;
 	uint32_t nr_clients;
 	struct sd_client *clients;
@@ -103,6 +104,9 @@ void sd_watch_del(struct sd_daemon *d, struct sd_watch *w);
 /* Bind and listen on a fresh UNIX socket at path with mode; the fd or -errno. */
 int sd_unix_listen(const char *path, int type, mode_t mode);
 int sd_control_listen(struct sd_daemon *d, const char *path);
+/* Milliseconds until an idle client is closed, or -1; then close them. */
+int sd_control_timeout_ms(struct sd_daemon *d);
+void sd_control_expire(struct sd_daemon *d);
 void sd_control_release(struct sd_daemon *d);
 
 /* app.c */

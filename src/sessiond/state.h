@@ -72,6 +72,8 @@ struct sd_domain {
 struct sd_session {
 	char name[IPC_NAME_MAX];
 	char output[IPC_PATH_MAX];
+	uid_t uid; /* owner: the client that created it */
+	gid_t gid;
 	bool active;
 	bool started_once; /* channels and contexts are frozen from now on */
 	bool snapshot;
@@ -92,6 +94,8 @@ struct sd_hooks {
 	int (*kernel_check_context)(struct sd_state *st, const char *ctx, char *msg);
 	/* Does a kernel event rule match anything? (enable-event -k NAME) */
 	int (*kernel_check_event)(struct sd_state *st, const char *name, uint8_t type, char *msg);
+	/* May s (validated, not yet added) write its output directory? */
+	int (*output_check)(struct sd_state *st, struct sd_session *s, char *msg);
 	int (*session_start)(struct sd_state *st, struct sd_session *s, char *msg);
 	int (*session_stop)(struct sd_state *st, struct sd_session *s, char *msg);
 	void (*session_destroy)(struct sd_state *st, struct sd_session *s);
@@ -113,7 +117,17 @@ struct sd_hooks {
 
 struct sd_op;
 
+/* Who sent the control request being handled (SO_PEERCRED). */
+struct sd_caller {
+	uid_t uid;
+	gid_t gid;
+	/* Root, or the daemon's own user: sees and may act on every session. */
+	bool admin;
+	char home[IPC_PATH_MAX]; /* another user's home, for default outputs; "" */
+};
+
 struct sd_state {
+	struct sd_caller caller;
 	/*
 	 * The control request being handled, whose reply may wait for apps
 	 * (sessiond.h); NULL outside one and in tests.

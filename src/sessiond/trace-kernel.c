@@ -42,6 +42,7 @@
 #include "ctf/writer.h"
 #include "kernel.h"
 #include "sessiond/trace.h"
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/common.h"
 
@@ -519,13 +520,17 @@ static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_sessio
 {
 	struct ks_session *ks = calloc(1, sizeof(*ks));
 	char path[IPC_PATH_MAX + 32];
+	struct sd_fscred cred;
 	int ret_code;
 
 	if (!ks)
 		return -ENOMEM;
 	snprintf(ks->dir, sizeof(ks->dir), "%s/kernel", s->output);
 	snprintf(path, sizeof(path), "%s/index", ks->dir);
-	ret_code = sd_mkdir_p(path);
+	ret_code = sd_fscred_enter(&cred, s);
+	if (ret_code == 0)
+		ret_code = fs_mkdir_p(path, 0750);
+	sd_fscred_leave(&cred);
 	if (ret_code < 0) {
 		snprintf(msg, IPC_MSG_MAX, "Failed to create the trace directory '%.600s': %s",
 			 ks->dir, strerror(-ret_code));
@@ -596,7 +601,11 @@ static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_sessio
 				goto err;
 			}
 		}
-		ret_code = open_streams(ks, kc);
+		/* The trace files are the session owner's. */
+		ret_code = sd_fscred_enter(&cred, s);
+		if (ret_code == 0)
+			ret_code = open_streams(ks, kc);
+		sd_fscred_leave(&cred);
 		if (ret_code < 0) {
 			snprintf(msg, IPC_MSG_MAX,
 				 "Failed to create the stream files in '%.600s': %s", ks->dir,

@@ -75,6 +75,7 @@
 #include "ust/clock.h"
 #include "ust/context.h"
 #include "ust/header.h"
+#include "common/fs.h"
 #include "common/log.h"
 #include "common/common.h"
 
@@ -160,10 +161,11 @@ struct us_event {
 };
 
 struct us_trace {
+	int dirfd; /* t->dir, opened beneath the session's output directory */
 	uid_t uid;
 	uint32_t app_id; /* per-PID traces: the owner; 0 for per-UID */
 	uint8_t bits;
-	char dir[IPC_PATH_MAX + 128];
+	char dir[IPC_PATH_MAX + 160]; /* for messages */
 	uint8_t uuid[16];
 	struct ctf_metadata md;
 	size_t md_written;
@@ -184,6 +186,7 @@ struct us_session {
 	uint32_t refs;
 	uint64_t session_id;
 	char name[IPC_NAME_MAX];
+	int dirfd; /* the session's output directory */
 	uint32_t nr_traces;
 	struct us_trace **traces;
 	uint32_t nr_apps; /* apps that have the session's channels */
@@ -811,9 +814,9 @@ static int buffer_create(struct us_trace *t, const struct sd_channel *c, uint32_
 				 .nr_cpus = (uint32_t)get_nprocs_conf(),
 				 .mode = c->overwrite ? RB_MODE_OVERWRITE : RB_MODE_DISCARD };
 	uint8_t hdr[CTF_INDEX_HEADER_LEN];
-	char path[sizeof(t->dir) + IPC_NAME_MAX + 32];
+	char path[IPC_NAME_MAX + 32];
 	struct us_buffer *b = calloc(1, sizeof(*b));
-	int err;
+	int idx_dirfd = -1, err;
 
 	if (!b)
 		return -ENOMEM;
@@ -837,20 +840,32 @@ static int buffer_create(struct us_trace *t, const struct sd_channel *c, uint32_
 		err = -ENOMEM;
 	for (uint32_t i = 0; b->streams && i < b->nr_cpus; i++)
 		b->streams[i].fd = b->streams[i].idx_fd = -1;
+	idx_dirfd = err == 0 ? openat(t->dirfd, "index",
+				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) :
+			       -1;
+	if (err == 0 && idx_dirfd < 0)
+		err = -errno;
 	for (uint32_t i = 0; err == 0 && i < b->nr_cpus; i++) {
 		struct us_stream *st = &b->streams[i];
 
-		snprintf(path, sizeof(path), "%s/%s_%u", t->dir, c->name, i);
-		st->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-		snprintf(path, sizeof(path), "%s/index/%s_%u.idx", t->dir, c->name, i);
-		st->idx_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+		/* Never through a link, never over an existing file. */
+		snprintf(path, sizeof(path), "%s_%u", c->name, i);
+		st->fd = fs_create_file(t->dirfd, path, 0640);
+		snprintf(path, sizeof(path), "%s_%u.idx", c->name, i);
+		st->idx_fd = st->fd < 0 ? -1 : fs_create_file(idx_dirfd, path, 0640);
 		if (st->fd < 0 || st->idx_fd < 0) {
-			err = -errno;
+			err = st->fd < 0 ? st->fd : st->idx_fd;
+			if (st->fd < 0)
+				st->fd = -1;
+			if (st->idx_fd < 0)
+				st->idx_fd = -1;
 			break;
 		}
 		ctf_index_header_write(hdr);
 		err = ctf_write_full(st->idx_fd, hdr, sizeof(hdr));
 	}
+	if (idx_dirfd >= 0)
+		close(idx_dirfd);
 	if (err < 0) {
 		buffer_free(b);
 		return err;
@@ -867,6 +882,8 @@ static void trace_free(struct us_trace *t)
 		buffer_free(t->buffers[i]);
 	if (t->md_fd >= 0)
 		close(t->md_fd);
+	if (t->dirfd >= 0)
+		close(t->dirfd);
 	ctf_metadata_release(&t->md);
 	free(t->events);
 	free(t);
@@ -921,9 +938,10 @@ static int trace_create(struct sd_session *s, struct us_session *us, const struc
 					  .description = "Monotonic Clock",
 					  .freq = 1000000000 };
 	char hostname[256] = "", datetime[32], vdatetime[32], clock_uuid[40] = "";
-	char path[sizeof(((struct us_trace *)0)->dir) + 32], date[32];
+	char rel[128], date[32];
 	bool per_pid = s->ust.channels[0]->buffers == IPC_BUFFERS_PID;
 	struct us_trace *t = calloc(1, sizeof(*t));
+	struct sd_fscred cred = { 0 };
 	struct tm tm;
 	FILE *f;
 	int err;
@@ -931,19 +949,27 @@ static int trace_create(struct sd_session *s, struct us_session *us, const struc
 	if (!t)
 		return -ENOMEM;
 	t->md_fd = -1;
+	t->dirfd = -1;
 	t->uid = a->uid;
 	t->bits = a->bits_per_long;
 	t->app_id = per_pid ? a->id : 0;
 	localtime_r(&us->created, &tm);
 	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+	/* a->procname is sanitized (app.c): one plain path component. */
 	if (per_pid)
-		snprintf(t->dir, sizeof(t->dir), "%s/ust/pid/%s-%d-%s", s->output, a->procname,
-			 (int)a->pid, date);
+		snprintf(rel, sizeof(rel), "ust/pid/%s-%d-%s", a->procname, (int)a->pid, date);
 	else
-		snprintf(t->dir, sizeof(t->dir), "%s/ust/uid/%u/%u-bit", s->output,
-			 (unsigned)a->uid, a->bits_per_long);
-	snprintf(path, sizeof(path), "%s/index", t->dir);
-	err = sd_mkdir_p(path);
+		snprintf(rel, sizeof(rel), "ust/uid/%u/%u-bit", (unsigned)a->uid, a->bits_per_long);
+	snprintf(t->dir, sizeof(t->dir), "%s/%s", s->output, rel);
+	err = sd_fscred_enter(&cred, s);
+	if (err == 0) {
+		int fd = fs_open_dir_beneath(us->dirfd, rel, 0750, true);
+
+		err = fd < 0 ? fd : 0;
+		t->dirfd = fd < 0 ? -1 : fd;
+		if (err == 0 && mkdirat(t->dirfd, "index", 0750) < 0 && errno != EEXIST)
+			err = -errno;
+	}
 	if (err == 0)
 		err = ctf_uuid_generate(t->uuid);
 	if (err == 0)
@@ -993,18 +1019,20 @@ static int trace_create(struct sd_session *s, struct us_session *us, const struc
 	}
 	if (err < 0)
 		goto err;
-	snprintf(path, sizeof(path), "%s/metadata", t->dir);
-	t->md_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	t->md_fd = fs_create_file(t->dirfd, "metadata", 0640);
 	if (t->md_fd < 0) {
-		err = -errno;
+		err = t->md_fd;
+		t->md_fd = -1;
 		goto err;
 	}
 	err = write_metadata(t);
 	if (err < 0)
 		goto err;
+	sd_fscred_leave(&cred);
 	*ret = t;
 	return 0;
 err:
+	sd_fscred_leave(&cred);
 	trace_free(t);
 	return err;
 }
@@ -1160,6 +1188,8 @@ static void us_unref(struct us_session *us)
 		trace_free(us->traces[i]);
 	free(us->traces);
 	free(us->apps);
+	if (us->dirfd >= 0)
+		close(us->dirfd);
 	free(us);
 }
 
@@ -1182,10 +1212,28 @@ int sdu_session_start(struct sd_daemon *d, struct sd_session *s, char *msg)
 		if (!us)
 			return -ENOMEM;
 		us->refs = 1;
+		us->dirfd = -1;
 		us->session_id = s->id;
 		snprintf(us->name, sizeof(us->name), "%s", s->name);
 		us->created = time(NULL);
 		s->ust_priv = us;
+	}
+	if (us->dirfd < 0) {
+		struct sd_fscred cred;
+
+		/* Every trace directory is made beneath this one (fs.h). */
+		err = sd_fscred_enter(&cred, s);
+		if (err == 0) {
+			us->dirfd = open(s->output, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			err = us->dirfd < 0 ? -errno : 0;
+		}
+		sd_fscred_leave(&cred);
+		if (err < 0) {
+			snprintf(msg, IPC_MSG_MAX,
+				 "Failed to open the output directory '%.600s': %s", s->output,
+				 strerror(-err));
+			return err;
+		}
 	}
 	for (uint32_t i = 0; i < d->nr_apps; i++) {
 		struct sd_app *a = &d->apps[i];

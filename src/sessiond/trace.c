@@ -3,10 +3,18 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sessiond/trace.h"
 #include "common/common.h"
+#include "common/fs.h"
 
 static struct sd_daemon *daemon_of(struct sd_state *st)
 {
@@ -23,9 +31,20 @@ static int hook_kernel_check_event(struct sd_state *st, const char *name, uint8_
 	return sdk_check_event(daemon_of(st), name, type, msg);
 }
 
+static int hook_output_check(struct sd_state *st, struct sd_session *s, char *msg)
+{
+	(void)st;
+	return sd_output_prepare(s, msg);
+}
+
 static int hook_session_start(struct sd_state *st, struct sd_session *s, char *msg)
 {
-	int ret = sdk_session_start(daemon_of(st), s, msg);
+	/* The directory may have gone, or its permissions changed, since create. */
+	int ret = sd_output_prepare(s, msg);
+
+	if (ret < 0)
+		return ret;
+	ret = sdk_session_start(daemon_of(st), s, msg);
 
 	if (ret < 0)
 		return ret;
@@ -89,6 +108,7 @@ int sd_trace_init(struct sd_daemon *d)
 	struct sd_hooks *h = &d->state.hooks;
 
 	h->kernel_check = hook_kernel_check;
+	h->output_check = hook_output_check;
 	h->kernel_check_event = hook_kernel_check_event;
 	h->session_start = hook_session_start;
 	h->session_stop = hook_session_stop;
@@ -122,23 +142,75 @@ bool sd_setting_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *ret)
 	return true;
 }
 
-int sd_mkdir_p(const char *path)
+int sd_fscred_enter(struct sd_fscred *c, const struct sd_session *s)
 {
-	char buf[IPC_PATH_MAX + 256];
-	size_t len = strlen(path);
+	gid_t groups[NGROUPS_MAX];
+	int n = (int)ARRAY_SIZE(groups);
+	struct passwd pw, *pwp = NULL;
+	char buf[4096];
 
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0750) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0750) < 0 && errno != EEXIST)
+	*c = (struct sd_fscred){ 0 };
+	if (s->uid == 0 || s->uid == geteuid() || geteuid() != 0)
+		return 0;
+	if (getpwuid_r(s->uid, &pw, buf, sizeof(buf), &pwp) != 0 || !pwp ||
+	    getgrouplist(pwp->pw_name, s->gid, groups, &n) < 0)
+		n = 1, groups[0] = s->gid;
+	if (syscall(SYS_setgroups, (size_t)n, groups) < 0)
 		return -errno;
+	syscall(SYS_setfsgid, s->gid);
+	syscall(SYS_setfsuid, s->uid);
+	/* setfsuid() reports no error: read the ids back. */
+	if ((uid_t)syscall(SYS_setfsuid, (uid_t)-1) != s->uid ||
+	    (gid_t)syscall(SYS_setfsgid, (gid_t)-1) != s->gid) {
+		c->active = true;
+		sd_fscred_leave(c);
+		return -EPERM;
+	}
+	c->active = true;
+	c->uid = s->uid;
+	c->gid = s->gid;
 	return 0;
+}
+
+void sd_fscred_leave(struct sd_fscred *c)
+{
+	gid_t root = 0;
+
+	if (!c->active)
+		return;
+	syscall(SYS_setfsuid, geteuid());
+	syscall(SYS_setfsgid, getegid());
+	syscall(SYS_setgroups, (size_t)1, &root);
+	c->active = false;
+}
+
+int sd_output_prepare(const struct sd_session *s, char *msg)
+{
+	struct sd_fscred cred;
+	int err, fd;
+
+	err = sd_fscred_enter(&cred, s);
+	if (err < 0) {
+		snprintf(msg, IPC_MSG_MAX, "Failed to act as uid %u for the output directory: %s",
+			 (unsigned)s->uid, strerror(-err));
+		return err;
+	}
+	err = fs_mkdir_p(s->output, 0750);
+	if (err == 0) {
+		/* Write access, tried rather than guessed (ACLs, read-only mounts). */
+		fd = open(s->output, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+		else if (errno == EOPNOTSUPP || errno == EISDIR)
+			err = access(s->output, W_OK | X_OK) < 0 ? -errno : 0;
+		else
+			err = -errno;
+	}
+	sd_fscred_leave(&cred);
+	if (err < 0)
+		snprintf(msg, IPC_MSG_MAX,
+			 "Failed to create or write the output directory '%.600s': %s (choose "
+			 "another with -o, or fix its permissions)",
+			 s->output, strerror(-err));
+	return err;
 }

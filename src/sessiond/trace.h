@@ -23,8 +23,28 @@ int sd_trace_init(struct sd_daemon *d);
 /* After every session is gone. */
 void sd_trace_release(struct sd_daemon *d);
 
-/* mkdir -p with mode 0750. */
-int sd_mkdir_p(const char *path);
+/*
+ * File system credentials of a session's owner, for the files its traces
+ * create: in root's daemon, a member of the tracing group writes only where
+ * that user could (setfsuid/setfsgid and the user's groups, for this thread
+ * only: Linux credentials are per thread, the raw system calls keep them
+ * so). Nothing changes for a session of root or of the daemon's user.
+ */
+struct sd_fscred {
+	bool active;
+	uid_t uid;
+	gid_t gid;
+};
+
+int sd_fscred_enter(struct sd_fscred *c, const struct sd_session *s);
+void sd_fscred_leave(struct sd_fscred *c);
+
+/*
+ * Create (mkdir -p, 0750) the session's output directory as its owner and
+ * check the owner can write there; 0, or -errno with msg (IPC_MSG_MAX)
+ * naming the path and the reason.
+ */
+int sd_output_prepare(const struct sd_session *s, char *msg);
 
 /*
  * A daemon setting's number: decimal digits only, from lo to hi. False
