@@ -82,6 +82,7 @@ extern "C" {
  */
 #define STRATA_UST_MAX_CHANNELS 256
 #define STRATA_UST_MAX_ENABLERS 16384
+#define STRATA_UST_MAX_CONTEXTS 8 /* per channel (each context once) */
 #define STRATA_UST_REPLY_TIMEOUT_MS 3000
 
 /* --- Where the sockets live -------------------------------------------- */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <strata/ust-abi.h>
 #include <strata/ust-events.h>
 
 enum ust_context_type {
@@ -27,7 +28,7 @@ enum ust_context_type {
 };
 
 /* Most contexts one channel records, and their most bytes (each once). */
-#define UST_CTX_MAX 8
+#define UST_CTX_MAX STRATA_UST_MAX_CONTEXTS
 #define UST_PROCNAME_LEN 17
 #define UST_CTX_BYTES_MAX 64
 

@@ -50,6 +50,8 @@
 #define APP_APPS_PER_PID 2
 #define APP_REGISTER_TIMEOUT_MS 2000
 #define APP_MAX_TRACEPOINTS 65536 /* per app */
+/* EVENT_REGISTER messages one app may send: every event in every channel. */
+#define APP_MAX_REGISTRATIONS (4 * STRATA_UST_MAX_ENABLERS)
 /* Commands waiting for one app: what the largest sessions need, with room. */
 #define APP_MAX_QUEUED (4 * (STRATA_UST_MAX_CHANNELS + STRATA_UST_MAX_ENABLERS))
 #define APP_CMD_MAX_FDS 8
@@ -303,8 +305,14 @@ static void handle_event_register(struct sd_daemon *d, struct sd_app *a, const u
 		a->proto_error = true;
 		return;
 	}
-	if (d->state.hooks.event_register)
+	if (++a->nr_registrations > APP_MAX_REGISTRATIONS) {
+		if (a->nr_registrations == APP_MAX_REGISTRATIONS + 1)
+			log_warn("App pid=%d: more than %u event registrations, refusing them",
+				 (int)a->pid, APP_MAX_REGISTRATIONS);
+		rep.status = -EDQUOT;
+	} else if (d->state.hooks.event_register) {
 		rep.status = d->state.hooks.event_register(&d->state, a, buf, len, &id);
+	}
 	rep.event_id = id;
 	if (sd_app_send(a, a->notify.fd, &rep, sizeof(rep), NULL, 0) < 0)
 		a->proto_error = true;

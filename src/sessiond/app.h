@@ -34,6 +34,7 @@ struct sd_app {
 	uint32_t nr_queued;
 	int64_t deadline_ms; /* for the inflight reply (CLOCK_MONOTONIC ms) */
 	bool want_out; /* the cmd socket was full: waiting for EPOLLOUT */
+	uint32_t nr_registrations;
 	uint32_t nr_tps;
 	struct sd_app_tp *tps;
 	void *trace_priv; /* the tracing side's per-app data */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <strata/ust-abi.h>
+
 #include "sessiond/state.h"
 #include "common/common.h"
 
@@ -373,10 +375,30 @@ static int channel_prepare(struct sd_session *s, const struct ipc_request *req,
 	return 0;
 }
 
-static int channel_can_add(struct sd_session *s, uint8_t domain, const char *name,
-			   struct ipc_reply *rep)
+/*
+ * What every app gets of this daemon, over all of its sessions: the user
+ * space channels and event rules. The app side holds at most
+ * STRATA_UST_MAX_CHANNELS and STRATA_UST_MAX_ENABLERS of them (ust-abi.h):
+ * a command that would go past fails here, with the reason, rather than
+ * in the apps, silently.
+ */
+static void ust_totals(const struct sd_state *st, uint32_t *ret_channels, uint32_t *ret_rules)
+{
+	*ret_channels = *ret_rules = 0;
+	for (uint32_t i = 0; i < st->nr_sessions; i++) {
+		const struct sd_domain *d = &st->sessions[i]->ust;
+
+		*ret_channels += d->nr_channels;
+		for (uint32_t j = 0; j < d->nr_channels; j++)
+			*ret_rules += d->channels[j]->nr_events;
+	}
+}
+
+static int channel_can_add(struct sd_state *st, struct sd_session *s, uint8_t domain,
+			   const char *name, struct ipc_reply *rep)
 {
 	struct sd_domain *d = sd_session_domain(s, domain);
+	uint32_t channels, rules;
 
 	if (s->started_once) {
 		reply_error(rep, -EBUSY,
@@ -388,6 +410,14 @@ static int channel_can_add(struct sd_session *s, uint8_t domain, const char *nam
 	if (d->nr_channels >= SD_MAX_CHANNELS) {
 		reply_error(rep, -ENOSPC, "Too many %s channels in session '%s' (limit %u)",
 			    domain_label(domain), s->name, SD_MAX_CHANNELS);
+		return -ENOSPC;
+	}
+	ust_totals(st, &channels, &rules);
+	if (domain == IPC_DOMAIN_UST && channels >= STRATA_UST_MAX_CHANNELS) {
+		reply_error(rep, -ENOSPC,
+			    "Cannot add user space channel '%s': the sessions of this daemon "
+			    "already have %u, as many as an app can map; destroy a session first",
+			    name, channels);
 		return -ENOSPC;
 	}
 	return 0;
@@ -444,7 +474,7 @@ static void cmd_enable_channel(struct sd_state *st, const struct ipc_request *re
 			    req->channel, domain_label(req->domain), s->name);
 		return;
 	}
-	if (channel_can_add(s, req->domain, req->channel, rep) < 0)
+	if (channel_can_add(st, s, req->domain, req->channel, rep) < 0)
 		return;
 	c = malloc(sizeof(*c));
 	if (!c || domain_grow(d) < 0) {
@@ -465,9 +495,9 @@ static void cmd_enable_channel(struct sd_state *st, const struct ipc_request *re
  * default channel, created with defaults when the domain has no channel yet
  * (as lttng does). *ret_new holds a channel to insert on success.
  */
-static struct sd_channel *resolve_channel(struct sd_session *s, const struct ipc_request *req,
-					  bool create, struct sd_channel **ret_new,
-					  struct ipc_reply *rep)
+static struct sd_channel *resolve_channel(struct sd_state *st, struct sd_session *s,
+					  const struct ipc_request *req, bool create,
+					  struct sd_channel **ret_new, struct ipc_reply *rep)
 {
 	struct sd_domain *d = sd_session_domain(s, req->domain);
 	const char *name = req->channel[0] ? req->channel : SD_DEFAULT_CHANNEL;
@@ -495,7 +525,7 @@ static struct sd_channel *resolve_channel(struct sd_session *s, const struct ipc
 		reply_error(rep, -EINVAL, "Invalid channel name '%s'", name);
 		return NULL;
 	}
-	if (channel_can_add(s, req->domain, name, rep) < 0)
+	if (channel_can_add(st, s, req->domain, name, rep) < 0)
 		return NULL;
 	c = malloc(sizeof(*c));
 	if (!c || domain_grow(d) < 0) {
@@ -594,7 +624,7 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 	s = need_session(st, req, rep);
 	if (!s)
 		return;
-	c = resolve_channel(s, req, true, &newc, rep);
+	c = resolve_channel(st, s, req, true, &newc, rep);
 	if (!c)
 		return;
 	if (c->nr_events + nr > SD_MAX_EVENTS) {
@@ -602,6 +632,20 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 			    c->name, SD_MAX_EVENTS);
 		sd_channel_free(newc);
 		return;
+	}
+	if (req->domain == IPC_DOMAIN_UST) {
+		uint32_t channels, rules;
+
+		ust_totals(st, &channels, &rules);
+		if (rules + nr > STRATA_UST_MAX_ENABLERS) {
+			reply_error(rep, -ENOSPC,
+				    "Too many user space event rules: the sessions of this daemon "
+				    "have %u, and an app takes at most %u; disable or destroy some "
+				    "first",
+				    rules, STRATA_UST_MAX_ENABLERS);
+			sd_channel_free(newc);
+			return;
+		}
 	}
 	arr = realloc(c->events, ((size_t)c->nr_events + nr) * sizeof(*arr));
 	if (!arr) {
@@ -670,7 +714,7 @@ static void cmd_disable_event(struct sd_state *st, const struct ipc_request *req
 	s = need_session(st, req, rep);
 	if (!s)
 		return;
-	c = resolve_channel(s, req, false, &unused, rep);
+	c = resolve_channel(st, s, req, false, &unused, rep);
 	if (!c)
 		return;
 	for (uint32_t i = 0; i < req->nr_names; i++) {
@@ -790,7 +834,7 @@ static void cmd_add_context(struct sd_state *st, const struct ipc_request *req,
 	}
 	d = sd_session_domain(s, req->domain);
 	if (req->channel[0] || !d->nr_channels) {
-		target = resolve_channel(s, req, !req->channel[0], &newc, rep);
+		target = resolve_channel(st, s, req, !req->channel[0], &newc, rep);
 		if (!target)
 			goto out;
 	}
@@ -808,9 +852,14 @@ static void cmd_add_context(struct sd_state *st, const struct ipc_request *req,
 				goto out;
 			}
 		}
-		if (c->nr_contexts + req->nr_names > IPC_MAX_CONTEXTS) {
-			reply_error(rep, -ENOSPC, "Too many contexts in channel '%s' (limit %u)",
-				    c->name, IPC_MAX_CONTEXTS);
+		uint32_t max =
+			req->domain == IPC_DOMAIN_UST ? STRATA_UST_MAX_CONTEXTS : IPC_MAX_CONTEXTS;
+
+		if (c->nr_contexts + req->nr_names > max) {
+			reply_error(rep, -ENOSPC, "Too many contexts in channel '%s' (limit %u%s)",
+				    c->name, max,
+				    req->domain == IPC_DOMAIN_UST ? " for a user space channel" :
+								    "");
 			goto out;
 		}
 		arr = realloc(c->contexts, (c->nr_contexts + req->nr_names) * sizeof(*arr));

@@ -50,6 +50,7 @@
 struct ks_packet {
 	uint8_t *buf;
 	size_t size;
+	uint64_t nr_events;
 	struct ctf_packet_info pi;
 };
 
@@ -66,7 +67,8 @@ struct ks_stream {
 	uint64_t seq;
 	uint64_t offset; /* bytes already in the stream file */
 	bool broken; /* a failed write could not be taken back: write no more */
-	uint64_t lost; /* records too large for a packet */
+	uint64_t lost; /* records too large for a packet, or in packets not written */
+	uint64_t nr_events; /* in the packet being filled */
 	bool has_events;
 };
 
@@ -254,17 +256,21 @@ static enum kernel_event_type event_type(uint8_t t)
 
 /* Append a finished packet to the stream file and its index entry. */
 static void write_packet(struct ks_channel *kc, struct ks_stream *st, const uint8_t *buf,
-			 size_t size, const struct ctf_packet_info *pi)
+			 size_t size, const struct ctf_packet_info *pi, uint64_t nr_events)
 {
 	struct ctf_write_piece piece = { buf, size };
 	int ret;
 
-	if (st->broken)
+	if (st->broken) {
+		st->lost += nr_events;
 		return;
+	}
 	ret = ctf_write_packet(st->fd, st->offset, st->idx_fd, &piece, 1, pi, &st->broken);
 	if (ret < 0) {
 		if (!kc->err)
 			kc->err = ret;
+		/* Counted: the next packets' events_discarded and `strata list`. */
+		st->lost += nr_events;
 		return;
 	}
 	st->offset += size;
@@ -300,6 +306,7 @@ static void flush_packet(struct ks_channel *kc, unsigned int s)
 		struct ks_packet *p = &st->ring[st->cur];
 
 		p->size = size;
+		p->nr_events = st->nr_events;
 		p->pi = pi;
 		/* The slot filled next holds the oldest packet when all are kept. */
 		if (st->kept < kc->nr_slots - 1)
@@ -307,10 +314,11 @@ static void flush_packet(struct ks_channel *kc, unsigned int s)
 		st->cur = (st->cur + 1) % kc->nr_slots;
 		st->buf = st->ring[st->cur].buf;
 	} else {
-		write_packet(kc, st, st->buf, size, &pi);
+		write_packet(kc, st, st->buf, size, &pi, st->nr_events);
 	}
 	st->len = CTF_PACKET_HEADER_LEN;
 	st->has_events = false;
+	st->nr_events = 0;
 }
 
 /*
@@ -332,7 +340,7 @@ static void write_retained(struct ks_channel *kc, unsigned int s)
 	for (unsigned int i = 0; i < kept; i++) {
 		struct ks_packet *p = &st->ring[(first + i) % n];
 
-		write_packet(kc, st, p->buf, p->size, &p->pi);
+		write_packet(kc, st, p->buf, p->size, &p->pi, p->nr_events);
 	}
 	st->kept = 0;
 }
@@ -398,6 +406,7 @@ static void on_record(void *opaque, const struct kernel_record *rec)
 	st->len += rec->payload_len;
 	st->ts_last = rec->timestamp;
 	st->has_events = true;
+	st->nr_events++;
 }
 
 static int write_metadata(struct ks_session *ks)

@@ -55,6 +55,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,8 @@
 #include "common/common.h"
 
 #define US_MAX_BUFFERS 1024
+/* One trace's metadata: thousands of events with every field type fit. */
+#define US_METADATA_MAX (32u << 20)
 #define US_POLL_MS 100
 /* Packet copies waiting for the writer: ~0.5 s at 100 MB/s. */
 #define US_QUEUE_MAX (64u << 20)
@@ -133,6 +136,10 @@ struct us_stream {
 	uint64_t last_seq; /* packet_seq_num of the last packet written */
 	uint64_t last_end; /* its timestamp_end */
 	uint64_t last_lost; /* its events_discarded */
+	uint64_t last_ring_lost; /* the ring's part of it (lost_plausible()) */
+	/* Records of packets that could not be written (a full disk): lost too. */
+	uint64_t write_dropped;
+	uint64_t seq_tried; /* the highest packet_seq_num given to write_packet() */
 	bool broken; /* a failed write could not be taken back: write no more */
 };
 
@@ -149,7 +156,10 @@ struct us_buffer {
 	uint8_t *pad; /* zeroes to pad packets to the page size (writer) */
 	size_t pad_len;
 	int err; /* ring error (reader, cons.lock) */
+	uint64_t *seen_lost, *seen_ns; /* per CPU, for lost_plausible() (cons.lock) */
+	bool lost_bogus_said;
 	int write_err; /* file error (writer; others after wq_wait_idle) */
+	_Atomic uint64_t write_lost; /* records in packets not written, all CPUs */
 	bool listed; /* in the consumer's list */
 };
 
@@ -169,6 +179,7 @@ struct us_trace {
 	uint8_t uuid[16];
 	struct ctf_metadata md;
 	size_t md_written;
+	bool md_full; /* US_METADATA_MAX reached: said once */
 	int md_fd;
 	uint32_t nr_buffers;
 	struct us_buffer *buffers[SD_MAX_CHANNELS];
@@ -282,10 +293,47 @@ static struct us_rec_ts records_ts(const struct rb_packet *pkt)
 
 static void kick(void);
 
+/*
+ * Loss counts come from shared memory, which an app may scribble on: a
+ * count never goes down, and never grows faster than one record per
+ * nanosecond (a margin above what any CPU writes) since the last plausible
+ * value; past that it is garbage and the last plausible value stays.
+ */
+#define US_LOST_SLACK 1000000ull
+
+static uint64_t lost_plausible(uint64_t prev, uint64_t prev_ns, uint64_t raw, uint64_t now_ns,
+			       bool *bogus)
+{
+	if (raw < prev)
+		return prev;
+	if (raw - prev > (now_ns > prev_ns ? now_ns - prev_ns : 0) + US_LOST_SLACK) {
+		*bogus = true;
+		return prev;
+	}
+	return raw;
+}
+
+static void lost_bogus_warn(struct us_buffer *b, unsigned int cpu)
+{
+	if (b->lost_bogus_said)
+		return;
+	b->lost_bogus_said = true;
+	log_warn("Buffer of channel key %llu cpu %u: an app wrote an impossible loss count in "
+		 "shared memory; keeping the last plausible one",
+		 (unsigned long long)b->channel_key, cpu);
+}
+
 /* Write one packet: by the writer, or by others after wq_wait_idle(). */
+static void write_dropped(struct us_buffer *b, struct us_stream *st, const struct rb_packet *pkt)
+{
+	st->write_dropped += pkt->nr_records;
+	atomic_fetch_add_explicit(&b->write_lost, pkt->nr_records, memory_order_relaxed);
+}
+
 static void write_packet(struct us_buffer *b, const struct rb_packet *pkt,
 			 const struct us_rec_ts *rts)
 {
+	uint64_t ring_lost;
 	struct us_stream *st = &b->streams[pkt->cpu];
 	struct ctf_packet_info pi = { .stream_id = b->stream_id,
 				      .stream_instance_id = pkt->cpu,
@@ -295,8 +343,11 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt,
 	size_t pad = size - CTF_PACKET_HEADER_LEN - pkt->size;
 	int ret;
 
-	if (st->broken)
+	st->seq_tried = MAX(st->seq_tried, pkt->seq);
+	if (st->broken) {
+		write_dropped(b, st, pkt);
 		return;
+	}
 
 	memcpy(pi.uuid, b->trace->uuid, 16);
 	/*
@@ -329,13 +380,26 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt,
 	 * stream's first packet carries 0 all the same: readers cannot count
 	 * losses before it ("may have discarded"), so they go to the next one.
 	 */
-	pi.events_discarded = st->written ? MAX(pkt->lost_total, st->last_lost) : 0;
+	ring_lost = st->last_ring_lost;
+	if (st->written) {
+		bool bogus = false;
+
+		ring_lost = lost_plausible(st->last_ring_lost, st->last_end, pkt->lost_total,
+					   pi.timestamp_end, &bogus);
+		if (bogus)
+			lost_bogus_warn(b, pkt->cpu);
+		/* Losses of the ring, and records of packets the disk refused. */
+		pi.events_discarded = ring_lost + st->write_dropped;
+	} else {
+		pi.events_discarded = 0;
+	}
 	ctf_packet_header_write(hdr, &pi, b->trace->md.big_endian);
 	if (pad > b->pad_len) {
 		uint8_t *p = realloc(b->pad, pad);
 
 		if (!p) {
 			b->write_err = -ENOMEM;
+			write_dropped(b, st, pkt);
 			return;
 		}
 		memset(p, 0, pad);
@@ -348,9 +412,14 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt,
 								 { b->pad, pad } },
 			       3, &pi, &st->broken);
 	if (ret < 0) {
-		/* The files still end on a whole packet; stop reports the error. */
+		/*
+		 * The files still end on a whole packet; stop reports the error,
+		 * the next packet counts these records as discarded and its
+		 * sequence number shows the missing packet.
+		 */
 		if (!b->write_err)
 			b->write_err = ret;
+		write_dropped(b, st, pkt);
 		return;
 	}
 	st->offset += size;
@@ -358,6 +427,22 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt,
 	st->last_seq = pkt->seq;
 	st->last_end = pi.timestamp_end;
 	st->last_lost = pi.events_discarded;
+	st->last_ring_lost = ring_lost;
+}
+
+/* What cpu's buffer lost so far, checked (lost_plausible()); with cons.lock. */
+static uint64_t buffer_lost(struct us_buffer *b, unsigned int cpu)
+{
+	uint64_t now = now_ns();
+	bool bogus = false;
+
+	b->seen_lost[cpu] = lost_plausible(b->seen_lost[cpu], b->seen_ns[cpu],
+					   rb_consumer_lost(b->cons, cpu), now, &bogus);
+	if (bogus)
+		lost_bogus_warn(b, cpu);
+	else
+		b->seen_ns[cpu] = now;
+	return b->seen_lost[cpu];
 }
 
 /*
@@ -371,16 +456,16 @@ static void write_packet(struct us_buffer *b, const struct rb_packet *pkt,
 static void write_final_count(struct us_buffer *b, unsigned int cpu)
 {
 	struct us_stream *st = &b->streams[cpu];
-	uint64_t lost = rb_consumer_lost(b->cons, cpu);
+	uint64_t ring = buffer_lost(b, cpu), lost = ring + st->write_dropped;
 	struct rb_packet pkt = { .cpu = cpu, .data = (const uint8_t *)"" };
 
 	if (!st->written || lost <= st->last_lost)
 		return;
-	pkt.seq = st->last_seq + 1;
+	pkt.seq = MAX(st->last_seq, st->seq_tried) + 1;
 	pkt.ts_begin = st->last_end;
 	pkt.ts_end = now_ns();
 	pkt.ts_end = MAX(st->last_end, pkt.ts_end);
-	pkt.lost_total = lost;
+	pkt.lost_total = ring;
 	write_packet(b, &pkt, &(struct us_rec_ts){ 0 });
 }
 
@@ -802,6 +887,8 @@ static void buffer_free(struct us_buffer *b)
 			close(b->streams[i].idx_fd);
 	}
 	free(b->streams);
+	free(b->seen_lost);
+	free(b->seen_ns);
 	free(b->pad);
 	free(b);
 }
@@ -836,7 +923,9 @@ static int buffer_create(struct us_trace *t, const struct sd_channel *c, uint32_
 		err = rb_consumer_create(b->rb, NULL, &b->cons);
 	}
 	b->streams = calloc(b->nr_cpus, sizeof(*b->streams));
-	if (err == 0 && !b->streams)
+	b->seen_lost = calloc(b->nr_cpus, sizeof(*b->seen_lost));
+	b->seen_ns = calloc(b->nr_cpus, sizeof(*b->seen_ns));
+	if (err == 0 && (!b->streams || !b->seen_lost || !b->seen_ns))
 		err = -ENOMEM;
 	for (uint32_t i = 0; b->streams && i < b->nr_cpus; i++)
 		b->streams[i].fd = b->streams[i].idx_fd = -1;
@@ -1330,10 +1419,12 @@ void sdu_session_stats(struct sd_daemon *d, struct sd_session *s)
 	for (uint32_t i = 0; i < us->nr_traces; i++) {
 		struct us_trace *t = us->traces[i];
 
-		for (uint32_t j = 0; j < t->nr_buffers && j < s->ust.nr_channels; j++)
+		for (uint32_t j = 0; j < t->nr_buffers && j < s->ust.nr_channels; j++) {
 			for (uint32_t cpu = 0; cpu < t->buffers[j]->nr_cpus; cpu++)
-				s->ust.channels[j]->discarded +=
-					rb_consumer_lost(t->buffers[j]->cons, cpu);
+				s->ust.channels[j]->discarded += buffer_lost(t->buffers[j], cpu);
+			s->ust.channels[j]->discarded += atomic_load_explicit(
+				&t->buffers[j]->write_lost, memory_order_relaxed);
+		}
 	}
 	pthread_mutex_unlock(&cons.lock);
 }
@@ -1397,6 +1488,21 @@ static bool terminated(const char *s, size_t size)
 	return memchr(s, '\0', size) != NULL;
 }
 
+/*
+ * A field name goes into the metadata as a TSDL identifier (after a '_'):
+ * anything else could close the declaration and write its own.
+ */
+static bool valid_identifier(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
 /* Rebuild the descriptors of an EVENT_REGISTER; checks what the writer can't. */
 static int build_fields(const uint8_t *msg, const struct strata_ust_event_register *ev,
 			struct strata_field_desc **ret_fields, struct strata_enum_desc **ret_enums,
@@ -1424,9 +1530,9 @@ static int build_fields(const uint8_t *msg, const struct strata_ust_event_regist
 		struct strata_ust_field *w = &wf[i];
 		struct strata_field_desc *f = &fields[i];
 
-		if (!terminated(w->name, sizeof(w->name)) || !w->name[0] ||
+		if (!terminated(w->name, sizeof(w->name)) || !valid_identifier(w->name) ||
 		    !terminated(w->enum_name, sizeof(w->enum_name)) ||
-		    w->kind > STRATA_TYPE_SEQUENCE ||
+		    !sd_name_printable(w->enum_name) || w->kind > STRATA_TYPE_SEQUENCE ||
 		    (w->int_size != 8 && w->int_size != 16 && w->int_size != 32 &&
 		     w->int_size != 64) ||
 		    (w->int_base != 10 && w->int_base != 16 && w->int_base != 8 &&
@@ -1451,7 +1557,8 @@ static int build_fields(const uint8_t *msg, const struct strata_ust_event_regist
 			for (uint32_t j = 0; j < w->nr_enum_entries; j++, next_entry++) {
 				struct strata_ust_enum_entry *e = &we[next_entry];
 
-				if (!terminated(e->label, sizeof(e->label)))
+				if (!terminated(e->label, sizeof(e->label)) ||
+				    !sd_name_printable(e->label))
 					return -STRATA_EPROTO;
 				entries[next_entry] = (struct strata_enum_entry){
 					.start = { e->start, e->start_signed },
@@ -1516,6 +1623,11 @@ int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, s
 
 	(void)len; /* sizes and counts were checked by app.c */
 	memcpy(&ev, msg, sizeof(ev));
+	if (!sd_name_printable(ev.name) || !strchr(ev.name, ':')) {
+		log_warn("Refused event '%s' of pid %d: not a provider:event name", ev.name,
+			 (int)a->pid);
+		return -EINVAL;
+	}
 	for (uint32_t i = 0; i < d->state.nr_sessions && !s; i++) {
 		struct sd_session *cand = d->state.sessions[i];
 
@@ -1544,6 +1656,15 @@ int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, s
 			*ret_id = t->events[i].id;
 			return 0;
 		}
+	}
+	/* An app may grow its trace's metadata only so far (refused, and logged once). */
+	if (t->md.len > US_METADATA_MAX) {
+		if (!t->md_full)
+			log_warn("Refused event '%s' of pid %d: the metadata of '%s' reached %u "
+				 "MiB",
+				 ev.name, (int)a->pid, t->dir, US_METADATA_MAX >> 20);
+		t->md_full = true;
+		return -EDQUOT;
 	}
 	err = build_fields(msg, &ev, &fields, &enums, &entries);
 	if (err == 0) {

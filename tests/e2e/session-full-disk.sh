@@ -60,6 +60,12 @@ n=$(wc -l <"$TMP/view.out")
 # The second run's last event (intfield counts from 0) came after the space.
 tail -n 1 "$TMP/view.out" | grep -q 'intfield = 6,' ||
 	fail "the events written once space was back are missing: $(tail -n 1 "$TMP/view.out" | head -c 300)"
+# Nothing lost without a count: the records of every packet the disk
+# refused are discarded events in the trace and in `strata list`.
+run 0 list full
+lost=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p' | head -n 1)
+[ "${lost:-0}" -gt 0 ] || fail "the daemon counted no discarded event: $OUT"
+trace_check "$TMP/full/trace" 'hello:tptest' 100007 "${lost:-0}"
 run 0 destroy full
 
 # Kernel events (system calls of a dd copying byte by byte) into a full disk.
@@ -76,6 +82,14 @@ else
 	readable kfull "$TMP/kfull/trace"
 	k=$(wc -l <"$TMP/view.out")
 	[ "$k" -gt 0 ] || fail "no kernel event kept"
+	# The refused packets' events are counted by the daemon, and in the trace
+	# by every packet written after them (the disk stays full to the end
+	# here: what came after the last packet that fitted has nowhere to go).
+	run 0 list kfull
+	klost=$(printf '%s\n' "$OUT" | sed -n 's/^ *Discarded events: //p' | head -n 1)
+	kw=$(warned "$TMP/bt.err")
+	[ "${klost:-0}" -gt 0 ] && [ "$kw" -le "$klost" ] ||
+		fail "kernel: the daemon counted ${klost:-?} discarded events, the trace $kw"
 	echo "kernel: $k events kept"
 fi
 run 0 destroy kfull

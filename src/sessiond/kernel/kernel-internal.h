@@ -106,6 +106,8 @@ void kt_rec_rings_destroy(struct kernel_tracer *kt, unsigned int slot, int *fds)
 int kt_rec_counter_open(struct kernel_tracer *kt, const char *name, unsigned int *ret_slot,
 			char *why, size_t len);
 uint64_t kt_rec_lost(struct kernel_tracer *kt, unsigned int slot, unsigned int cpu);
+/* Zero slot's loss counters: a new channel in it starts with none. */
+void kt_rec_lost_reset(struct kernel_tracer *kt, unsigned int slot);
 uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt);
 /* Runs and run time of the recorder's programs (counted while BPF stats are enabled). */
 void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns);

@@ -218,6 +218,8 @@ int kernel_channel_create(struct kernel_tracer *kt, const char *name,
 		free(ch);
 		return err;
 	}
+	/* Per session: what an earlier channel of this slot lost is not ours. */
+	kt_rec_lost_reset(kt, slot);
 	ch->recursion_base = kt_rec_recursion_misses(kt);
 	kt->chans[slot] = ch;
 	*ret = ch;

@@ -87,6 +87,10 @@ void kt_rec_run_stats(struct kernel_tracer *kt _unused_, uint64_t *ret_runs, uin
 	*ret_runs = *ret_ns = 0;
 }
 
+void kt_rec_lost_reset(struct kernel_tracer *kt _unused_, unsigned int slot _unused_)
+{
+}
+
 uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt _unused_)
 {
 	return 0;

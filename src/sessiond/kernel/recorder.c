@@ -404,6 +404,17 @@ uint64_t kt_rec_lost(struct kernel_tracer *kt, unsigned int slot, unsigned int c
 	return v;
 }
 
+void kt_rec_lost_reset(struct kernel_tracer *kt, unsigned int slot)
+{
+	uint64_t *zeros = calloc(kt->ncpu, sizeof(*zeros));
+
+	/* Per-CPU array values are written whole for every CPU at once. */
+	if (zeros)
+		bpf_map_update_elem(bpf_map__fd(kt->skel->skel->maps.kr_lost), &slot, zeros,
+				    BPF_ANY);
+	free(zeros);
+}
+
 void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns)
 {
 	struct kr_bpf *skel = kt->skel->skel;
