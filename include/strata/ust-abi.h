@@ -64,8 +64,8 @@ extern "C" {
 #endif
 
 #define STRATA_UST_MAGIC 0x53545255u /* "STRU" */
-#define STRATA_UST_PROTO_MAJOR 1 /* a different major is refused */
-#define STRATA_UST_PROTO_MINOR 3 /* 1.2: CLOCK; 1.3: REGISTER_DONE */
+#define STRATA_UST_PROTO_MAJOR 2 /* a different major is refused */
+#define STRATA_UST_PROTO_MINOR 0 /* 2.0: ENABLER with exclusions and filter, CHANNEL_ENABLE */
 
 /* Limits; anything larger is a protocol error (connection dropped). */
 #define STRATA_UST_SYM_NAME_LEN 256 /* includes the NUL */
@@ -168,6 +168,7 @@ enum strata_ust_msg_type {
 	STRATA_UST_MSG_SESSION_DESTROY = 21,
 	STRATA_UST_MSG_CLOCK = 22,
 	STRATA_UST_MSG_REGISTER_DONE = 23, /* just a header */
+	STRATA_UST_MSG_CHANNEL_ENABLE = 24,
 	/* app -> daemon (cmd), answer to any command above */
 	STRATA_UST_MSG_REPLY = 32,
 };
@@ -367,10 +368,21 @@ enum strata_ust_loglevel_type {
 /*
  * Create or update enabler `enabler_id` of a channel: probes whose
  * "provider:event" name matches `pattern` ('*' matches any run of characters,
- * anywhere; "*" alone matches all) and whose loglevel passes are recorded in
- * the channel while at least one matching enabler is enabled. Sending the same
- * enabler_id with enabled = 0 disables it.
+ * anywhere; "*" alone matches all), matches none of its exclusions (same
+ * globbing) and whose loglevel passes are recorded in the channel while at
+ * least one matching enabler is enabled and its filter, if any, accepts the
+ * event (several matching enablers: their filters are OR-ed, one without a
+ * filter always accepts). Sending the same enabler_id with enabled = 0
+ * disables it (the exclusions and filter of its first sending stay).
+ *
+ * Followed by nr_exclusions names of STRATA_UST_SYM_NAME_LEN bytes, then
+ * filter_len bytes of filter bytecode (lib/filter/bytecode.h), which the
+ * app validates before any use: a program it refuses makes the enabler match
+ * nothing.
  */
+#define STRATA_UST_MAX_EXCLUSIONS 256 /* per enabler */
+#define STRATA_UST_MAX_FILTER_LEN 65536 /* bytecode bytes */
+
 struct strata_ust_enabler {
 	struct strata_ust_msg_header hdr;
 	uint64_t channel_key;
@@ -378,8 +390,20 @@ struct strata_ust_enabler {
 	uint32_t enabled;
 	uint32_t loglevel_type; /* enum strata_ust_loglevel_type */
 	int32_t loglevel;
+	uint32_t nr_exclusions; /* <= STRATA_UST_MAX_EXCLUSIONS */
+	uint32_t filter_len; /* <= STRATA_UST_MAX_FILTER_LEN; 0: no filter */
 	uint32_t pad;
 	char pattern[STRATA_UST_SYM_NAME_LEN];
+	/* char exclusions[nr_exclusions][STRATA_UST_SYM_NAME_LEN]; */
+	/* uint8_t filter[filter_len]; */
+};
+
+/* Record (enabled = 1) or not the channel's events: disable-channel. */
+struct strata_ust_channel_enable {
+	struct strata_ust_msg_header hdr;
+	uint64_t channel_key;
+	uint32_t enabled;
+	uint32_t pad;
 };
 
 /*

@@ -38,18 +38,18 @@ static inline void strata_fclosep(FILE **f)
 #define _cleanup_close_ _cleanup_(strata_closep)
 #define _cleanup_fclose_ _cleanup_(strata_fclosep)
 
-#define TAKE_PTR(p)                                                                                \
-	({                                                                                         \
-		__typeof__(p) _tp = (p);                                                           \
-		(p) = NULL;                                                                        \
-		_tp;                                                                               \
+#define TAKE_PTR(p)                      \
+	({                               \
+		__typeof__(p) _tp = (p); \
+		(p) = NULL;              \
+		_tp;                     \
 	})
 
-#define TAKE_FD(fd)                                                                                \
-	({                                                                                         \
-		int _tfd = (fd);                                                                   \
-		(fd) = -1;                                                                         \
-		_tfd;                                                                              \
+#define TAKE_FD(fd)              \
+	({                       \
+		int _tfd = (fd); \
+		(fd) = -1;       \
+		_tfd;            \
 	})
 
 #endif

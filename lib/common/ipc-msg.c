@@ -10,10 +10,11 @@
 
 /* Smallest wire size of each repeated element, for count checks. */
 #define WIRE_STR_MIN 4
-#define WIRE_EVENT_MIN (WIRE_STR_MIN + 1 + 1 + 1 + 4)
+#define WIRE_EVENT_MIN (WIRE_STR_MIN + 1 + 1 + 1 + 4 + WIRE_STR_MIN + 4)
 #define WIRE_CHANNEL_MIN (WIRE_STR_MIN + 4 + 8 + 4 + 4 + 8 + 4 + 4)
-#define WIRE_SESSION_MIN (WIRE_STR_MIN + WIRE_STR_MIN + 2 + 4)
+#define WIRE_SESSION_MIN (WIRE_STR_MIN + WIRE_STR_MIN + 2 + 4 + 4)
 #define WIRE_TP_MIN (4 + WIRE_STR_MIN + WIRE_STR_MIN + 4 + 1)
+#define WIRE_TRACKER_MIN (3 + 4)
 
 int ipc_names_append(char (**names)[IPC_NAME_MAX], uint32_t *nr, const char *name)
 {
@@ -98,6 +99,11 @@ int ipc_request_encode(const struct ipc_request *req, struct ipc_buf *b)
 	ipc_put_u8(b, req->buffers);
 	ipc_put_u32(b, req->switch_timer_us);
 	put_names(b, req->names, req->nr_names);
+	ipc_put_str(b, req->filter ? req->filter : "");
+	put_names(b, req->exclusions, req->nr_exclusions);
+	ipc_put_u8(b, req->tracker_attr);
+	ipc_put_u8(b, req->tracker_remove);
+	ipc_put_u8(b, req->regenerate);
 	return ipc_buf_finish(b, req->cmd);
 }
 
@@ -127,6 +133,11 @@ int ipc_request_decode(const void *payload, size_t len, uint16_t type, struct ip
 	ret->buffers = ipc_get_u8(&r);
 	ret->switch_timer_us = ipc_get_u32(&r);
 	get_names(&r, &ret->names, &ret->nr_names, IPC_MAX_NAMES);
+	ret->filter = ipc_get_strdup(&r, IPC_FILTER_MAX);
+	get_names(&r, &ret->exclusions, &ret->nr_exclusions, IPC_MAX_EXCLUSIONS);
+	ret->tracker_attr = ipc_get_u8(&r);
+	ret->tracker_remove = ipc_get_bool(&r);
+	ret->regenerate = ipc_get_u8(&r);
 	err = ipc_reader_end(&r);
 	if (err < 0) {
 		ipc_request_release(ret);
@@ -140,6 +151,11 @@ void ipc_request_release(struct ipc_request *req)
 	free(req->names);
 	req->names = NULL;
 	req->nr_names = 0;
+	free(req->filter);
+	req->filter = NULL;
+	free(req->exclusions);
+	req->exclusions = NULL;
+	req->nr_exclusions = 0;
 }
 
 static void put_channel(struct ipc_buf *b, const struct ipc_channel_info *c)
@@ -162,6 +178,8 @@ static void put_channel(struct ipc_buf *b, const struct ipc_channel_info *c)
 		ipc_put_u8(b, e->enabled);
 		ipc_put_u8(b, e->loglevel_type);
 		ipc_put_i32(b, e->loglevel);
+		ipc_put_str(b, e->filter ? e->filter : "");
+		put_names(b, e->exclusions, e->nr_exclusions);
 	}
 	put_names(b, c->contexts, c->nr_contexts);
 }
@@ -196,6 +214,8 @@ static void get_channel(struct ipc_reader *r, struct ipc_channel_info *c)
 		e->enabled = ipc_get_bool(r);
 		e->loglevel_type = ipc_get_u8(r);
 		e->loglevel = ipc_get_i32(r);
+		e->filter = ipc_get_strdup(r, IPC_FILTER_MAX);
+		get_names(r, &e->exclusions, &e->nr_exclusions, IPC_MAX_EXCLUSIONS);
 	}
 	get_names(r, &c->contexts, &c->nr_contexts, IPC_MAX_CONTEXTS);
 }
@@ -220,6 +240,15 @@ int ipc_reply_encode(const struct ipc_reply *rep, struct ipc_buf *b)
 		ipc_put_u32(b, s->nr_channels);
 		for (uint32_t j = 0; j < s->nr_channels; j++)
 			put_channel(b, &s->channels[j]);
+		ipc_put_u32(b, s->nr_trackers);
+		for (uint32_t j = 0; j < s->nr_trackers; j++) {
+			const struct ipc_tracker_info *t = &s->trackers[j];
+
+			ipc_put_u8(b, t->domain);
+			ipc_put_u8(b, t->attr);
+			ipc_put_u8(b, t->policy);
+			put_names(b, t->values, t->nr_values);
+		}
 	}
 	ipc_put_u32(b, rep->nr_tracepoints);
 	for (uint32_t i = 0; i < rep->nr_tracepoints; i++) {
@@ -275,6 +304,23 @@ int ipc_reply_decode(const void *payload, size_t len, struct ipc_reply *ret)
 		}
 		for (uint32_t j = 0; j < nc && !r.err; j++)
 			get_channel(&r, &s->channels[j]);
+		nc = ipc_get_count(&r, 2 * IPC_TRACKER_COUNT, WIRE_TRACKER_MIN);
+		if (nc) {
+			s->trackers = calloc(nc, sizeof(*s->trackers));
+			if (!s->trackers) {
+				r.err = -ENOMEM;
+				break;
+			}
+			s->nr_trackers = nc;
+		}
+		for (uint32_t j = 0; j < nc && !r.err; j++) {
+			struct ipc_tracker_info *t = &s->trackers[j];
+
+			t->domain = ipc_get_u8(&r);
+			t->attr = ipc_get_u8(&r);
+			t->policy = ipc_get_u8(&r);
+			get_names(&r, &t->values, &t->nr_values, IPC_MAX_TRACKER_VALUES);
+		}
 	}
 	n = ipc_get_count(&r, IPC_MAX_TRACEPOINTS, WIRE_TP_MIN);
 	if (n) {
@@ -307,10 +353,17 @@ void ipc_reply_release(struct ipc_reply *rep)
 		struct ipc_session_info *s = &rep->sessions[i];
 
 		for (uint32_t j = 0; j < s->nr_channels; j++) {
+			for (uint32_t k = 0; k < s->channels[j].nr_events; k++) {
+				free(s->channels[j].events[k].filter);
+				free(s->channels[j].events[k].exclusions);
+			}
 			free(s->channels[j].events);
 			free(s->channels[j].contexts);
 		}
 		free(s->channels);
+		for (uint32_t j = 0; j < s->nr_trackers; j++)
+			free(s->trackers[j].values);
+		free(s->trackers);
 	}
 	free(rep->sessions);
 	free(rep->tracepoints);

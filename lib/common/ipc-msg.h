@@ -29,6 +29,9 @@
 #define IPC_MAX_EVENTS 65536 /* event rules per channel */
 #define IPC_MAX_CONTEXTS 64 /* per channel */
 #define IPC_MAX_TRACEPOINTS 262144 /* `list -u` / `list -k` entries */
+#define IPC_FILTER_MAX 65535 /* filter expression bytes, as LTTng's */
+#define IPC_MAX_EXCLUSIONS 1024 /* per event rule */
+#define IPC_MAX_TRACKER_VALUES 4096 /* per tracker */
 
 /* Message types: requests use the command, replies IPC_MSG_REPLY. */
 enum ipc_cmd {
@@ -43,6 +46,12 @@ enum ipc_cmd {
 	IPC_CMD_STOP = 9,
 	IPC_CMD_LIST_SESSIONS = 10, /* all sessions, or `session` in detail */
 	IPC_CMD_LIST_TRACEPOINTS = 11, /* available events of `domain` */
+	/* track (tracker_remove = 0) / untrack: tracker_attr, names = values, all = --all */
+	IPC_CMD_TRACK = 12,
+	IPC_CMD_DISABLE_CHANNEL = 13, /* names = channels, all = every one */
+	IPC_CMD_CLEAR = 14, /* drop what the session recorded so far */
+	IPC_CMD_REGENERATE = 15, /* regenerate = enum ipc_regenerate */
+	IPC_CMD_ROTATE = 16, /* close the trace's files, go on in a new chunk */
 	IPC_CMD_MAX,
 	IPC_MSG_REPLY = 100,
 };
@@ -72,6 +81,28 @@ enum ipc_buffers {
 	IPC_BUFFERS_GLOBAL = 3,
 };
 
+/* What `track`/`untrack` restrict: LTTng's process attributes. */
+enum ipc_tracker_attr {
+	IPC_TRACKER_PID = 0,
+	IPC_TRACKER_VPID = 1,
+	IPC_TRACKER_UID = 2,
+	IPC_TRACKER_VUID = 3,
+	IPC_TRACKER_GID = 4,
+	IPC_TRACKER_VGID = 5,
+	IPC_TRACKER_COUNT,
+};
+
+enum ipc_tracker_policy {
+	IPC_TRACKER_ALL = 0, /* include every process (the default) */
+	IPC_TRACKER_SET = 1, /* include the processes whose attribute is in the set */
+	IPC_TRACKER_NONE = 2, /* exclude every process */
+};
+
+enum ipc_regenerate {
+	IPC_REGENERATE_METADATA = 1,
+	IPC_REGENERATE_STATEDUMP = 2,
+};
+
 /* Which channel attributes a request sets (the others keep defaults). */
 enum ipc_chan_attr {
 	IPC_CHAN_SUBBUF_SIZE = 1 << 0,
@@ -98,8 +129,14 @@ struct ipc_request {
 	bool overwrite;
 	uint8_t buffers; /* enum ipc_buffers */
 	uint32_t switch_timer_us;
-	uint32_t nr_names; /* event names or context types */
+	uint32_t nr_names; /* event names, context types, channels, tracker values */
 	char (*names)[IPC_NAME_MAX]; /* owned, malloc'd */
+	char *filter; /* enable-event --filter: the expression, malloc'd; NULL none */
+	uint32_t nr_exclusions; /* enable-event -x */
+	char (*exclusions)[IPC_NAME_MAX]; /* owned, malloc'd */
+	uint8_t tracker_attr; /* enum ipc_tracker_attr */
+	bool tracker_remove; /* untrack */
+	uint8_t regenerate; /* enum ipc_regenerate */
 };
 
 struct ipc_event_info {
@@ -108,6 +145,18 @@ struct ipc_event_info {
 	bool enabled;
 	uint8_t loglevel_type;
 	int32_t loglevel;
+	char *filter; /* malloc'd; NULL none */
+	uint32_t nr_exclusions;
+	char (*exclusions)[IPC_NAME_MAX]; /* malloc'd */
+};
+
+/* One tracker of a session's domain; policy SET lists its values. */
+struct ipc_tracker_info {
+	uint8_t domain;
+	uint8_t attr; /* enum ipc_tracker_attr */
+	uint8_t policy; /* enum ipc_tracker_policy */
+	uint32_t nr_values;
+	char (*values)[IPC_NAME_MAX]; /* ids, or user/group names as given */
 };
 
 struct ipc_channel_info {
@@ -133,6 +182,8 @@ struct ipc_session_info {
 	bool snapshot;
 	uint32_t nr_channels;
 	struct ipc_channel_info *channels;
+	uint32_t nr_trackers; /* only those not including every process */
+	struct ipc_tracker_info *trackers;
 };
 
 /* One available event: `list -u` (per app) or `list -k`. */

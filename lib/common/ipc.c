@@ -191,6 +191,28 @@ void ipc_get_str(struct ipc_reader *r, char *dst, size_t dst_size)
 	r->pos += n;
 }
 
+char *ipc_get_strdup(struct ipc_reader *r, size_t max_len)
+{
+	uint32_t n = ipc_get_u32(r);
+	char *s;
+
+	if (r->err || n == 0)
+		return NULL;
+	if ((size_t)n > max_len || r->len - r->pos < n || memchr(r->p + r->pos, '\0', n)) {
+		r->err = -STRATA_EPROTO;
+		return NULL;
+	}
+	s = malloc((size_t)n + 1);
+	if (!s) {
+		r->err = -ENOMEM;
+		return NULL;
+	}
+	memcpy(s, r->p + r->pos, n);
+	s[n] = '\0';
+	r->pos += n;
+	return s;
+}
+
 uint32_t ipc_get_count(struct ipc_reader *r, uint32_t max, size_t min_elem_size)
 {
 	uint32_t n = ipc_get_u32(r);

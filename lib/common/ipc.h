@@ -66,6 +66,8 @@ bool ipc_get_bool(struct ipc_reader *r);
 /* Copy a string into dst (NUL-terminated); fails unless it fits in dst_size
  * and holds no NUL byte. dst is "" on failure. */
 void ipc_get_str(struct ipc_reader *r, char *dst, size_t dst_size);
+/* A string of at most max_len bytes, malloc'd; NULL when empty or on error. */
+char *ipc_get_strdup(struct ipc_reader *r, size_t max_len);
 /* Read a count and check it against max and against the bytes left, each
  * element taking at least min_elem_size bytes on the wire. 0 on failure. */
 uint32_t ipc_get_count(struct ipc_reader *r, uint32_t max, size_t min_elem_size);

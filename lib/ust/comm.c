@@ -72,6 +72,7 @@ struct comm_channel {
 	enum ust_context_type ctx[UST_CTX_MAX];
 	uint32_t n_ctx;
 	bool started;
+	bool disabled; /* disable-channel: records nothing while set */
 };
 
 struct comm_enabler {
@@ -81,6 +82,10 @@ struct comm_enabler {
 	uint32_t loglevel_type;
 	int32_t loglevel;
 	char pattern[STRATA_UST_SYM_NAME_LEN];
+	uint32_t nr_exclusions;
+	char (*exclusions)[STRATA_UST_SYM_NAME_LEN]; /* malloc'd */
+	void *filter; /* the bytecode as received, malloc'd; NULL: none */
+	uint32_t filter_len;
 };
 
 /* An (event, channel) pair the daemon gave an id to. */
@@ -404,6 +409,9 @@ static bool enabler_matches(const struct comm_enabler *e, const char *name, int 
 {
 	if (!e->enabled || !glob_match(e->pattern, name))
 		return false;
+	for (uint32_t i = 0; i < e->nr_exclusions; i++)
+		if (glob_match(e->exclusions[i], name))
+			return false;
 	switch (e->loglevel_type) {
 	case STRATA_UST_LOGLEVEL_RANGE:
 		return loglevel <= e->loglevel;
@@ -552,7 +560,7 @@ static bool binding_should_bind(struct comm *c, const struct comm_binding *b)
 {
 	struct comm_channel *ch = channel_by_key(c, b->channel_key);
 
-	return b->wanted && ch && ch->started && ch->chan;
+	return b->wanted && ch && ch->started && !ch->disabled && ch->chan;
 }
 
 /*
@@ -771,14 +779,30 @@ static int cmd_context(struct comm *c, const void *msg, size_t len)
 	return 0;
 }
 
+static void enabler_release(struct comm_enabler *e)
+{
+	free(e->exclusions);
+	free(e->filter);
+	e->exclusions = NULL;
+	e->filter = NULL;
+	e->nr_exclusions = e->filter_len = 0;
+}
+
 static int cmd_enabler(struct comm *c, const void *msg, size_t len)
 {
 	struct strata_ust_enabler m;
-	struct comm_enabler *e = NULL;
+	struct comm_enabler *e = NULL, fresh = { 0 };
+	const uint8_t *extra = (const uint8_t *)msg + sizeof(m);
+	size_t xlen;
 
-	if (len != sizeof(m))
+	if (len < sizeof(m))
 		return -EPROTO;
 	memcpy(&m, msg, sizeof(m));
+	if (m.nr_exclusions > STRATA_UST_MAX_EXCLUSIONS || m.filter_len > STRATA_UST_MAX_FILTER_LEN)
+		return -EPROTO;
+	xlen = (size_t)m.nr_exclusions * STRATA_UST_SYM_NAME_LEN;
+	if (len != sizeof(m) + xlen + m.filter_len)
+		return -EPROTO;
 	if (!memchr(m.pattern, '\0', sizeof(m.pattern)) || !channel_by_key(c, m.channel_key))
 		return -EINVAL;
 	for (uint32_t i = 0; i < c->nr_enablers; i++)
@@ -790,11 +814,36 @@ static int cmd_enabler(struct comm *c, const void *msg, size_t len)
 
 		if (c->nr_enablers == UST_COMM_MAX_ENABLERS)
 			return -ENOSPC;
+		/* The rule's exclusions and filter come once, with its first sending. */
+		if (m.nr_exclusions) {
+			fresh.exclusions = malloc(xlen);
+			if (!fresh.exclusions)
+				return -ENOMEM;
+			memcpy(fresh.exclusions, extra, xlen);
+			fresh.nr_exclusions = m.nr_exclusions;
+			for (uint32_t i = 0; i < m.nr_exclusions; i++)
+				if (!memchr(fresh.exclusions[i], '\0', STRATA_UST_SYM_NAME_LEN)) {
+					enabler_release(&fresh);
+					return -EINVAL;
+				}
+		}
+		if (m.filter_len) {
+			fresh.filter = malloc(m.filter_len);
+			if (!fresh.filter) {
+				enabler_release(&fresh);
+				return -ENOMEM;
+			}
+			memcpy(fresh.filter, extra + xlen, m.filter_len);
+			fresh.filter_len = m.filter_len;
+		}
 		p = realloc(c->enablers, (c->nr_enablers + 1) * sizeof(*c->enablers));
-		if (!p)
+		if (!p) {
+			enabler_release(&fresh);
 			return -ENOMEM;
+		}
 		c->enablers = p;
 		e = &c->enablers[c->nr_enablers++];
+		*e = fresh;
 	}
 	e->channel_key = m.channel_key;
 	e->id = m.enabler_id;
@@ -803,6 +852,22 @@ static int cmd_enabler(struct comm *c, const void *msg, size_t len)
 	e->loglevel = m.loglevel;
 	memcpy(e->pattern, m.pattern, sizeof(e->pattern));
 	return evaluate(c);
+}
+
+static int cmd_channel_enable(struct comm *c, const void *msg, size_t len)
+{
+	struct strata_ust_channel_enable m;
+	struct comm_channel *ch;
+
+	if (len != sizeof(m))
+		return -EPROTO;
+	memcpy(&m, msg, sizeof(m));
+	ch = channel_by_key(c, m.channel_key);
+	if (!ch)
+		return -ENOENT;
+	ch->disabled = !m.enabled;
+	apply_bindings(c);
+	return 0;
 }
 
 static int cmd_session(struct comm *c, uint16_t type, const void *msg, size_t len)
@@ -857,6 +922,8 @@ static int cmd_session(struct comm *c, uint16_t type, const void *msg, size_t le
 
 			if (!ch || ch->session_id != m.session_id)
 				c->enablers[w++] = c->enablers[i];
+			else
+				enabler_release(&c->enablers[i]);
 		}
 		c->nr_enablers = w;
 		w = 0;
@@ -902,6 +969,9 @@ static int handle_command(struct comm *c, uint16_t *ret_type)
 		case STRATA_UST_MSG_STOP:
 		case STRATA_UST_MSG_SESSION_DESTROY:
 			status = cmd_session(c, h.type, c->buf, (size_t)n);
+			break;
+		case STRATA_UST_MSG_CHANNEL_ENABLE:
+			status = cmd_channel_enable(c, c->buf, (size_t)n);
 			break;
 		case STRATA_UST_MSG_REGISTER_DONE:
 			status = (size_t)n == sizeof(struct strata_ust_msg_header) ? 0 : -EPROTO;
@@ -966,6 +1036,8 @@ static void disconnect(struct comm *c)
 		close(c->notify_fd);
 	c->cmd_fd = c->notify_fd = -1;
 	c->nr_channels = 0;
+	for (uint32_t i = 0; i < c->nr_enablers; i++)
+		enabler_release(&c->enablers[i]);
 	c->nr_enablers = 0;
 	c->nr_bindings = 0;
 	c->nr_listed = 0;

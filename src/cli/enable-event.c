@@ -30,6 +30,13 @@ static const char enable_event_help[] =
 	"                              and syscall_exit_NAME\n"
 	"      --loglevel=LEVEL        (user space) events as severe as LEVEL or more\n"
 	"      --loglevel-only=LEVEL   (user space) events of exactly LEVEL\n"
+	"  -f, --filter=EXPR           record only the events for which EXPR is true,\n"
+	"                              evaluated before anything is written (in the app,\n"
+	"                              or in the kernel): LTTng's filter language, e.g.\n"
+	"                              'intfield > 10 && $ctx.procname == \"hello*\"'\n"
+	"  -x, --exclude=NAME[,NAME]   (user space) leave out the events matching NAME\n"
+	"                              ('*' globbing; '\\,' is a comma in a name); the\n"
+	"                              event name must contain a '*'\n"
 	"  -h, --help                  show this help\n"
 	"\n"
 	"LEVEL is TRACE_EMERG (0), TRACE_ALERT, TRACE_CRIT, TRACE_ERR, TRACE_WARNING,\n"
@@ -40,6 +47,45 @@ static const char enable_event_help[] =
 	"Exit status: 0 on success, 1 on error.\n";
 
 enum { OPT_TRACEPOINT = 256, OPT_SYSCALL, OPT_LOGLEVEL, OPT_LOGLEVEL_ONLY };
+
+/* -x a,b\,c: names separated by unescaped commas; only the last -x counts, as with lttng. */
+static int set_exclusions(struct ipc_request *req, const char *arg)
+{
+	char name[IPC_NAME_MAX];
+	size_t n = 0;
+
+	free(req->exclusions);
+	req->exclusions = NULL;
+	req->nr_exclusions = 0;
+	for (const char *p = arg;; p++) {
+		if (*p == '\\' && p[1] == ',') {
+			p++;
+		} else if (*p == ',' || !*p) {
+			name[n] = '\0';
+			if (ipc_names_append(&req->exclusions, &req->nr_exclusions, name) < 0) {
+				cli_error("Too many exclusions");
+				return -E2BIG;
+			}
+			n = 0;
+			if (!*p)
+				return 0;
+			continue;
+		}
+		if (n + 1 >= sizeof(name)) {
+			cli_error("Exclusion name too long in '%s' (at most %zu bytes)", arg,
+				  sizeof(name) - 1);
+			return -ENAMETOOLONG;
+		}
+		name[n++] = *p;
+	}
+}
+
+/* ' excluding "a", "b"' as lttng prints it, or "". */
+static void print_exclusions(const struct ipc_request *req)
+{
+	for (uint32_t i = 0; i < req->nr_exclusions; i++)
+		printf("%s\"%s\"", i ? ", " : " excluding ", req->exclusions[i]);
+}
 
 /* Split "a,b" arguments into the request's names. */
 static int add_names(struct ipc_request *req, const char *arg)
@@ -89,6 +135,8 @@ static int enable_event_run(int argc, char **argv)
 		{ "syscall", no_argument, NULL, OPT_SYSCALL },
 		{ "loglevel", required_argument, NULL, OPT_LOGLEVEL },
 		{ "loglevel-only", required_argument, NULL, OPT_LOGLEVEL_ONLY },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "exclude", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ipc_request req = { .cmd = IPC_CMD_ENABLE_EVENT };
@@ -98,8 +146,25 @@ static int enable_event_run(int argc, char **argv)
 	int c, ll, ret = CLI_EXIT_USAGE;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ukac:s:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ukac:s:f:x:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			if (strlen(optarg) > IPC_FILTER_MAX) {
+				cli_error("Filter expression too long (at most %d bytes)",
+					  IPC_FILTER_MAX);
+				goto usage;
+			}
+			free(req.filter);
+			req.filter = strdup(optarg);
+			if (!req.filter) {
+				cli_error("Out of memory");
+				goto usage;
+			}
+			break;
+		case 'x':
+			if (set_exclusions(&req, optarg) < 0)
+				goto usage;
+			break;
 		case 'u':
 		case 'k':
 			if (req.domain) {
@@ -177,7 +242,14 @@ static int enable_event_run(int argc, char **argv)
 	if (sc_resolve_session(session, req.session) < 0 || sc_request(&req, &rep) < 0)
 		goto out;
 	sc_print_message(&rep);
-	if (req.all && rep.nr_names) {
+	if (req.filter) {
+		/* lttng's wording: the rules are created, their filter set. */
+		for (uint32_t i = 0; i < rep.nr_names; i++) {
+			printf("Event %s", rep.names[i]);
+			print_exclusions(&req);
+			printf(": Filter '%s' successfully set\n", req.filter);
+		}
+	} else if (req.all && rep.nr_names) {
 		if (req.domain == IPC_DOMAIN_UST)
 			printf("All ust events are enabled in channel %s\n", rep.channel);
 		else
@@ -187,9 +259,11 @@ static int enable_event_run(int argc, char **argv)
 									"events",
 			       rep.channel);
 	} else {
-		for (uint32_t i = 0; i < rep.nr_names; i++)
-			printf("%s %s created in channel %s\n", event_kind(&req), rep.names[i],
-			       rep.channel);
+		for (uint32_t i = 0; i < rep.nr_names; i++) {
+			printf("%s %s", event_kind(&req), rep.names[i]);
+			print_exclusions(&req);
+			printf(" created in channel %s\n", rep.channel);
+		}
 	}
 	ret = rep.status < 0 ? SC_EXIT_FAILED : CLI_EXIT_OK;
 	ipc_reply_release(&rep);

@@ -394,7 +394,47 @@ static void print_event(const struct ipc_event_info *e, uint8_t domain)
 		printf(" (loglevel <= %s (%d))", sc_loglevel_name(e->loglevel), e->loglevel);
 	else if (domain == IPC_DOMAIN_UST && e->loglevel_type == IPC_LOGLEVEL_SINGLE)
 		printf(" (loglevel == %s (%d))", sc_loglevel_name(e->loglevel), e->loglevel);
-	printf(" (type: %s) [%s]\n", type, e->enabled ? "enabled" : "disabled");
+	printf(" (type: %s) [%s]", type, e->enabled ? "enabled" : "disabled");
+	for (uint32_t i = 0; i < e->nr_exclusions; i++)
+		printf("%s%s", i ? ", " : " [exclusions: ", e->exclusions[i]);
+	if (e->nr_exclusions)
+		printf("]");
+	if (e->filter)
+		printf(" [with filter]");
+	printf("\n");
+}
+
+/* lttng's "Tracked process attributes" block of a domain. */
+static void print_trackers(const struct ipc_session_info *s, uint8_t domain)
+{
+	static const char *const labels[IPC_TRACKER_COUNT] = {
+		[IPC_TRACKER_PID] = "Process IDs:", [IPC_TRACKER_VPID] = "Virtual process IDs:",
+		[IPC_TRACKER_UID] = "User IDs:",    [IPC_TRACKER_VUID] = "Virtual user IDs:",
+		[IPC_TRACKER_GID] = "Group IDs:",   [IPC_TRACKER_VGID] = "Virtual group IDs:",
+	};
+
+	printf("Tracked process attributes\n");
+	for (int a = 0; a < IPC_TRACKER_COUNT; a++) {
+		const struct ipc_tracker_info *t = NULL;
+
+		if (domain == IPC_DOMAIN_UST &&
+		    (a == IPC_TRACKER_PID || a == IPC_TRACKER_UID || a == IPC_TRACKER_GID))
+			continue;
+		for (uint32_t i = 0; i < s->nr_trackers; i++)
+			if (s->trackers[i].domain == domain && s->trackers[i].attr == a)
+				t = &s->trackers[i];
+		printf("  %-22s", labels[a]);
+		if (!t) {
+			printf("all\n");
+		} else if (t->policy == IPC_TRACKER_NONE || !t->nr_values) {
+			printf("none\n");
+		} else {
+			for (uint32_t i = 0; i < t->nr_values; i++)
+				printf("%s%s", i ? ", " : "", t->values[i]);
+			printf("\n");
+		}
+	}
+	printf("\n");
 }
 
 static void print_channel(const struct ipc_channel_info *c)
@@ -444,6 +484,7 @@ static void print_domain(const struct ipc_session_info *s, uint8_t domain)
 		printf("=== Domain: User space ===\n\n");
 		printf("Buffering scheme: %s\n\n", pid ? "per-process" : "per-user");
 	}
+	print_trackers(s, domain);
 	printf("Channels:\n-------------\n");
 	for (uint32_t i = 0; i < s->nr_channels; i++)
 		if (s->channels[i].domain == domain)

@@ -72,7 +72,8 @@ _Static_assert(sizeof(struct strata_ust_field) == 528, "ABI");
 _Static_assert(sizeof(struct strata_ust_enum_entry) == 280, "ABI");
 _Static_assert(sizeof(struct strata_ust_event_register) == 296, "ABI");
 _Static_assert(sizeof(struct strata_ust_channel) == 320, "ABI");
-_Static_assert(sizeof(struct strata_ust_enabler) == 304, "ABI");
+_Static_assert(sizeof(struct strata_ust_enabler) == 312, "ABI");
+_Static_assert(sizeof(struct strata_ust_channel_enable) == 32, "ABI");
 _Static_assert(sizeof(struct strata_ust_clock) == 24, "ABI");
 
 /* A connection before it is paired: it owns its fd until REGISTER. */
@@ -539,6 +540,9 @@ static void conn_on_event(struct sd_daemon *d, struct sd_watch *w, uint32_t even
 	a->uid = cred.uid;
 	a->gid = cred.gid;
 	a->ppid = reg.ppid;
+	a->vpid = reg.pid;
+	a->vuid = reg.uid;
+	a->vgid = reg.gid;
 	a->bits_per_long = reg.bits_per_long;
 	sd_procname_sanitize(a->procname, reg.procname, sizeof(reg.procname));
 	rep.app_id = a->id;

@@ -23,6 +23,8 @@ struct sd_app {
 	uid_t uid;
 	gid_t gid;
 	uint32_t ppid;
+	/* What the app says of itself (its namespace's view), for the trackers. */
+	int64_t vpid, vuid, vgid;
 	uint64_t token;
 	uint8_t bits_per_long;
 	char procname[STRATA_UST_PROCNAME_LEN];

@@ -6,6 +6,8 @@
  * model untouched. Messages follow lttng's and say what to do next.
  */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,6 +468,8 @@ static void cmd_enable_channel(struct sd_state *st, const struct ipc_request *re
 	if (existing) {
 		if (!existing->enabled && !req->chan_set) {
 			existing->enabled = true;
+			if (s->active && st->hooks.channel_changed)
+				st->hooks.channel_changed(st, s, existing);
 			return;
 		}
 		reply_error(rep, -EEXIST,
@@ -544,18 +548,127 @@ static struct sd_channel *resolve_channel(struct sd_state *st, struct sd_session
 
 /* --- events ------------------------------------------------------------ */
 
+/* Whether rule e has exactly the request's exclusions, in any order. */
+static bool same_exclusions(const struct sd_event *e, const struct ipc_request *req)
+{
+	if (e->nr_exclusions != req->nr_exclusions)
+		return false;
+	for (uint32_t i = 0; i < req->nr_exclusions; i++) {
+		bool found = false;
+
+		for (uint32_t j = 0; j < e->nr_exclusions && !found; j++)
+			found = strcmp(e->exclusions[j], req->exclusions[i]) == 0;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 static struct sd_event *event_find(struct sd_channel *c, const char *name, uint8_t type,
-				   uint8_t loglevel_type, int32_t loglevel)
+				   uint8_t loglevel_type, int32_t loglevel,
+				   const struct ipc_request *req)
 {
 	for (uint32_t i = 0; i < c->nr_events; i++) {
 		struct sd_event *e = &c->events[i];
 
 		if (strcmp(e->name, name) == 0 && e->type == type &&
 		    e->loglevel_type == loglevel_type &&
-		    (loglevel_type == IPC_LOGLEVEL_ALL || e->loglevel == loglevel))
+		    (loglevel_type == IPC_LOGLEVEL_ALL || e->loglevel == loglevel) &&
+		    strcmp(e->filter ? e->filter : "", req->filter ? req->filter : "") == 0 &&
+		    same_exclusions(e, req))
 			return e;
 	}
 	return NULL;
+}
+
+/* An unescaped '*' in s (a '\\' escapes the next character). */
+static const char *unescaped_star(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' && s[1])
+			s++;
+		else if (*s == '*')
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Exclusions, checked as lttng enable-event does: user space only, on a
+ * pattern with an unescaped '*'; when the pattern ends with its only '*',
+ * an exclusion that covers all of it is an error and one that cannot
+ * match it only a warning.
+ */
+static int check_exclusions(const struct ipc_request *req, struct ipc_reply *rep)
+{
+	if (!req->nr_exclusions)
+		return 0;
+	if (req->domain != IPC_DOMAIN_UST) {
+		reply_error(rep, -EINVAL, "Event name exclusions are only available with -u");
+		return -EINVAL;
+	}
+	for (uint32_t n = 0; n < (req->all ? 1 : req->nr_names); n++) {
+		const char *pat = req->all ? "*" : req->names[n];
+		const char *star = unescaped_star(pat);
+		size_t plen;
+
+		if (!star) {
+			reply_error(rep, -EINVAL,
+				    "Event name pattern '%s' has no '*': exclusions (-x) need one",
+				    pat);
+			return -EINVAL;
+		}
+		if (star[1] || unescaped_star(star + 1))
+			continue;
+		plen = (size_t)(star - pat);
+		for (uint32_t i = 0; i < req->nr_exclusions; i++) {
+			const char *x = req->exclusions[i];
+			size_t k = 0;
+
+			if (!x[0]) {
+				reply_warn(rep, "Exclusion '' matches no event");
+				continue;
+			}
+			while (k < plen && x[k] && x[k] != '*' && x[k] == pat[k])
+				k++;
+			if (x[k] == '*') {
+				reply_error(rep, -EINVAL,
+					    "Event %s: %s excludes all events from %s", pat, x,
+					    pat);
+				return -EINVAL;
+			}
+			if (k < plen)
+				reply_warn(rep, "Event %s: %s does not exclude any events from %s",
+					   pat, x, pat);
+		}
+	}
+	return 0;
+}
+
+/* Give e its own copies of the request's filter, bytecode and exclusions. */
+static int event_own_extras(struct sd_event *e, const struct ipc_request *req, const void *bc,
+			    size_t bc_len)
+{
+	if (req->filter && !(e->filter = strdup(req->filter)))
+		goto nomem;
+	if (bc) {
+		e->bytecode = malloc(bc_len);
+		if (!e->bytecode)
+			goto nomem;
+		memcpy(e->bytecode, bc, bc_len);
+		e->bytecode_len = bc_len;
+	}
+	if (req->nr_exclusions) {
+		e->exclusions = calloc(req->nr_exclusions, sizeof(*e->exclusions));
+		if (!e->exclusions)
+			goto nomem;
+		memcpy(e->exclusions, req->exclusions, req->nr_exclusions * sizeof(*e->exclusions));
+		e->nr_exclusions = req->nr_exclusions;
+	}
+	return 0;
+nomem:
+	sd_event_release(e);
+	return -ENOMEM;
 }
 
 static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
@@ -565,7 +678,9 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 	struct sd_session *s;
 	uint32_t nr = req->all ? 1 : req->nr_names, added = 0;
 	uint8_t type = req->event_type;
-	struct sd_event *arr;
+	struct sd_event *arr, *prep = NULL;
+	void *bc = NULL;
+	size_t bc_len = 0;
 
 	if (!need_domain(req, rep))
 		return;
@@ -608,8 +723,22 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 			return;
 		}
 	}
-	if (!kernel_ok(st, req, rep))
+	if (!kernel_ok(st, req, rep) || check_exclusions(req, rep) < 0)
 		return;
+	if (req->filter && !req->filter[0]) {
+		reply_error(rep, -EINVAL,
+			    "Empty filter expression: give one, or leave --filter out");
+		return;
+	}
+	if (req->filter && st->hooks.filter_compile) {
+		int ret = st->hooks.filter_compile(st, req->domain, req->filter, &bc, &bc_len,
+						   rep->message);
+
+		if (ret < 0) {
+			rep->status = ret;
+			return;
+		}
+	}
 	if (req->domain == IPC_DOMAIN_KERNEL && st->hooks.kernel_check_event) {
 		for (uint32_t i = 0; i < req->nr_names; i++) {
 			int ret =
@@ -617,21 +746,20 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 
 			if (ret < 0) {
 				rep->status = ret;
-				return;
+				goto out;
 			}
 		}
 	}
 	s = need_session(st, req, rep);
 	if (!s)
-		return;
+		goto out;
 	c = resolve_channel(st, s, req, true, &newc, rep);
 	if (!c)
-		return;
+		goto out;
 	if (c->nr_events + nr > SD_MAX_EVENTS) {
 		reply_error(rep, -ENOSPC, "Too many event rules in channel '%s' (limit %u)",
 			    c->name, SD_MAX_EVENTS);
-		sd_channel_free(newc);
-		return;
+		goto out;
 	}
 	if (req->domain == IPC_DOMAIN_UST) {
 		uint32_t channels, rules;
@@ -643,35 +771,33 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 				    "have %u, and an app takes at most %u; disable or destroy some "
 				    "first",
 				    rules, STRATA_UST_MAX_ENABLERS);
-			sd_channel_free(newc);
-			return;
+			goto out;
 		}
 	}
 	arr = realloc(c->events, ((size_t)c->nr_events + nr) * sizeof(*arr));
-	if (!arr) {
-		sd_channel_free(newc);
-		reply_error(rep, -ENOMEM, "Out of memory");
-		return;
-	}
+	if (!arr)
+		goto nomem;
 	c->events = arr;
-	/* Reply names are preallocated so that nothing fails after this. */
+	/* Every allocation before the first change: a request that fails changes nothing. */
+	prep = calloc(nr, sizeof(*prep));
+	if (!prep)
+		goto nomem;
 	for (uint32_t i = 0; i < nr; i++) {
-		if (ipc_names_append(&rep->names, &rep->nr_names, req->all ? "*" : req->names[i]) <
-		    0) {
-			sd_channel_free(newc);
-			reply_error(rep, -ENOMEM, "Out of memory");
-			return;
-		}
+		if (event_own_extras(&prep[i], req, bc, bc_len) < 0 ||
+		    ipc_names_append(&rep->names, &rep->nr_names, req->all ? "*" : req->names[i]) <
+			    0)
+			goto nomem;
 	}
 	/* validated */
 	rep->nr_names = 0;
 	if (newc)
 		channel_insert(st, sd_session_domain(s, req->domain), newc);
+	newc = NULL;
 	copy_str(rep->channel, sizeof(rep->channel), c->name);
 	for (uint32_t i = 0; i < nr; i++) {
 		const char *name = req->all ? "*" : req->names[i];
 		int32_t ll = req->loglevel_type == IPC_LOGLEVEL_ALL ? -1 : req->loglevel;
-		struct sd_event *e = event_find(c, name, type, req->loglevel_type, ll);
+		struct sd_event *e = event_find(c, name, type, req->loglevel_type, ll, req);
 
 		if (e && e->enabled) {
 			reply_warn(rep,
@@ -681,10 +807,12 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 		}
 		if (!e) {
 			e = &c->events[c->nr_events++];
-			*e = (struct sd_event){ .type = type,
-						.loglevel_type = req->loglevel_type,
-						.loglevel = ll,
-						.id = st->next_id++ };
+			*e = prep[i];
+			prep[i] = (struct sd_event){ 0 };
+			e->type = type;
+			e->loglevel_type = req->loglevel_type;
+			e->loglevel = ll;
+			e->id = st->next_id++;
 			copy_str(e->name, sizeof(e->name), name);
 		}
 		e->enabled = true;
@@ -695,6 +823,15 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 	}
 	if (!added)
 		rep->status = -EALREADY; /* only warnings: nothing changed */
+	goto out;
+nomem:
+	reply_error(rep, -ENOMEM, "Out of memory");
+out:
+	for (uint32_t i = 0; prep && i < nr; i++)
+		sd_event_release(&prep[i]);
+	free(prep);
+	sd_channel_free(newc);
+	free(bc);
 }
 
 static void cmd_disable_event(struct sd_state *st, const struct ipc_request *req,
@@ -934,6 +1071,211 @@ static void cmd_stop(struct sd_state *st, const struct ipc_request *req, struct 
 	copy_str(rep->session, sizeof(rep->session), s->name);
 }
 
+/* --- track / untrack ---------------------------------------------------- */
+
+static const char *const tracker_names[IPC_TRACKER_COUNT] = {
+	[IPC_TRACKER_PID] = "process ID", [IPC_TRACKER_VPID] = "virtual process ID",
+	[IPC_TRACKER_UID] = "user ID",	  [IPC_TRACKER_VUID] = "virtual user ID",
+	[IPC_TRACKER_GID] = "group ID",	  [IPC_TRACKER_VGID] = "virtual group ID",
+};
+
+/* A tracker value: a decimal id, or a user (uid) or group (gid) name. */
+static int tracker_value(uint8_t attr, const char *text, int64_t *ret_id, struct ipc_reply *rep)
+{
+	bool is_uid = attr == IPC_TRACKER_UID || attr == IPC_TRACKER_VUID;
+	bool is_gid = attr == IPC_TRACKER_GID || attr == IPC_TRACKER_VGID;
+	char *end;
+	long long v;
+
+	if (text[0] >= '0' && text[0] <= '9') {
+		errno = 0;
+		v = strtoll(text, &end, 10);
+		if (!errno && !*end && v >= 0 && v <= INT32_MAX) {
+			*ret_id = v;
+			return 0;
+		}
+	} else if (is_uid || is_gid) {
+		char buf[16384];
+
+		if (is_uid) {
+			struct passwd pw, *pwp = NULL;
+
+			if (getpwnam_r(text, &pw, buf, sizeof(buf), &pwp) == 0 && pwp) {
+				*ret_id = pwp->pw_uid;
+				return 0;
+			}
+		} else {
+			struct group gr, *grp = NULL;
+
+			if (getgrnam_r(text, &gr, buf, sizeof(buf), &grp) == 0 && grp) {
+				*ret_id = grp->gr_gid;
+				return 0;
+			}
+		}
+		reply_error(rep, -EINVAL, "Invalid %s '%s': no such %s", tracker_names[attr], text,
+			    is_uid ? "user" : "group");
+		return -EINVAL;
+	}
+	reply_error(rep, -EINVAL, "Invalid %s '%s': expected a number from 0 to %d%s",
+		    tracker_names[attr], text, INT32_MAX,
+		    is_uid ? " or a user name" :
+		    is_gid ? " or a group name" :
+			     "");
+	return -EINVAL;
+}
+
+static void cmd_track(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep)
+{
+	struct sd_session *s;
+	struct sd_tracker *t;
+	struct sd_tracker_value *vals = NULL;
+	uint8_t attr = req->tracker_attr;
+	uint32_t changed = 0;
+	int64_t *ids = NULL;
+
+	if (!need_domain(req, rep))
+		return;
+	if (attr >= IPC_TRACKER_COUNT) {
+		reply_error(rep, -EINVAL, "Unknown process attribute %u", attr);
+		return;
+	}
+	/* As lttng: -u tracks virtual ids only; --pid means --vpid there. */
+	if (req->domain == IPC_DOMAIN_UST && attr == IPC_TRACKER_PID)
+		attr = IPC_TRACKER_VPID;
+	if (req->domain == IPC_DOMAIN_UST && (attr == IPC_TRACKER_UID || attr == IPC_TRACKER_GID)) {
+		reply_error(rep, -EINVAL,
+			    "The %s tracker is only available with -k: use --v%cid with -u",
+			    tracker_names[attr], attr == IPC_TRACKER_UID ? 'u' : 'g');
+		return;
+	}
+	if (req->all == (req->nr_names > 0)) {
+		reply_error(rep, -EINVAL,
+			    req->all ? "Values and --all are mutually exclusive" :
+				       "No value given: list the ids or pass --all");
+		return;
+	}
+	if (req->domain == IPC_DOMAIN_KERNEL && !kernel_ok(st, req, rep))
+		return;
+	s = need_session(st, req, rep);
+	if (!s)
+		return;
+	t = &s->trackers[SD_DOMAIN_INDEX(req->domain)][attr];
+	if (req->nr_names) {
+		ids = calloc(req->nr_names, sizeof(*ids));
+		vals = calloc((size_t)t->nr_values + req->nr_names, sizeof(*vals));
+		if (!ids || !vals) {
+			reply_error(rep, -ENOMEM, "Out of memory");
+			goto out;
+		}
+		for (uint32_t i = 0; i < req->nr_names; i++)
+			if (tracker_value(attr, req->names[i], &ids[i], rep) < 0)
+				goto out;
+		/* Room for the reply's list of changed values, before any change. */
+		for (uint32_t i = 0; i < req->nr_names; i++)
+			if (ipc_names_append(&rep->names, &rep->nr_names, req->names[i]) < 0) {
+				reply_error(rep, -ENOMEM, "Out of memory");
+				goto out;
+			}
+		rep->nr_names = 0;
+	}
+	/* validated */
+	if (req->all) {
+		t->policy = req->tracker_remove ? IPC_TRACKER_NONE : IPC_TRACKER_ALL;
+		free(t->values);
+		t->values = NULL;
+		t->nr_values = 0;
+		changed = 1;
+	} else {
+		/* lttng's rule: values switch any other policy to an empty set first. */
+		if (t->policy != IPC_TRACKER_SET) {
+			t->policy = IPC_TRACKER_SET;
+			t->nr_values = 0;
+			changed = 1;
+		}
+		memcpy(vals, t->values, t->nr_values * sizeof(*vals));
+		for (uint32_t i = 0; i < req->nr_names; i++) {
+			uint32_t at = t->nr_values;
+
+			for (uint32_t j = 0; j < t->nr_values; j++)
+				if (vals[j].id == ids[i])
+					at = j;
+			if (!req->tracker_remove && at == t->nr_values) {
+				vals[t->nr_values] = (struct sd_tracker_value){ .id = ids[i] };
+				copy_str(vals[t->nr_values].text, IPC_NAME_MAX, req->names[i]);
+				t->nr_values++;
+				changed++;
+				copy_str(rep->names[rep->nr_names++], IPC_NAME_MAX, req->names[i]);
+			} else if (req->tracker_remove && at < t->nr_values) {
+				vals[at] = vals[--t->nr_values];
+				changed++;
+				copy_str(rep->names[rep->nr_names++], IPC_NAME_MAX, req->names[i]);
+			} else {
+				reply_warn(rep, "%s is %s in the %s tracker inclusion set",
+					   req->names[i], req->tracker_remove ? "not" : "already",
+					   tracker_names[attr]);
+			}
+		}
+		free(t->values);
+		t->values = vals;
+		vals = NULL;
+	}
+	if (changed && st->hooks.tracker_changed)
+		st->hooks.tracker_changed(st, s, req->domain, attr);
+	copy_str(rep->session, sizeof(rep->session), s->name);
+out:
+	free(ids);
+	free(vals);
+}
+
+/* --- disable-channel ------------------------------------------------------ */
+
+static void cmd_disable_channel(struct sd_state *st, const struct ipc_request *req,
+				struct ipc_reply *rep)
+{
+	struct sd_session *s;
+	struct sd_domain *d;
+
+	if (!need_domain(req, rep))
+		return;
+	if (req->all == (req->nr_names > 0)) {
+		reply_error(rep, -EINVAL,
+			    req->all ? "Channel names and -a/--all are mutually exclusive" :
+				       "No channel name given: name channels or pass -a/--all");
+		return;
+	}
+	s = need_session(st, req, rep);
+	if (!s)
+		return;
+	d = sd_session_domain(s, req->domain);
+	for (uint32_t i = 0; i < req->nr_names; i++) {
+		if (!sd_channel_find(d, req->names[i])) {
+			reply_error(rep, -ENOENT,
+				    "Channel '%s' not found in the %s domain of session '%s': run "
+				    "`strata list %s` to see its channels",
+				    req->names[i], domain_label(req->domain), s->name, s->name);
+			return;
+		}
+	}
+	for (uint32_t i = 0; i < (req->all ? d->nr_channels : req->nr_names); i++) {
+		if (ipc_names_append(&rep->names, &rep->nr_names,
+				     req->all ? d->channels[i]->name : req->names[i]) < 0) {
+			reply_error(rep, -ENOMEM, "Out of memory");
+			return;
+		}
+	}
+	/* validated */
+	for (uint32_t i = 0; i < rep->nr_names; i++) {
+		struct sd_channel *c = sd_channel_find(d, rep->names[i]);
+
+		if (!c->enabled)
+			continue;
+		c->enabled = false;
+		if (s->active && st->hooks.channel_changed)
+			st->hooks.channel_changed(st, s, c);
+	}
+	copy_str(rep->session, sizeof(rep->session), s->name);
+}
+
 /* --- list -------------------------------------------------------------- */
 
 static int fill_channel(struct ipc_channel_info *ci, const struct sd_channel *c)
@@ -961,6 +1303,16 @@ static int fill_channel(struct ipc_channel_info *ci, const struct sd_channel *c)
 		e->enabled = c->events[i].enabled;
 		e->loglevel_type = c->events[i].loglevel_type;
 		e->loglevel = c->events[i].loglevel;
+		if (c->events[i].filter && !(e->filter = strdup(c->events[i].filter)))
+			return -ENOMEM;
+		if (c->events[i].nr_exclusions) {
+			e->exclusions = calloc(c->events[i].nr_exclusions, sizeof(*e->exclusions));
+			if (!e->exclusions)
+				return -ENOMEM;
+			memcpy(e->exclusions, c->events[i].exclusions,
+			       c->events[i].nr_exclusions * sizeof(*e->exclusions));
+			e->nr_exclusions = c->events[i].nr_exclusions;
+		}
 	}
 	if (c->nr_contexts) {
 		ci->contexts = calloc(c->nr_contexts, sizeof(*ci->contexts));
@@ -968,6 +1320,40 @@ static int fill_channel(struct ipc_channel_info *ci, const struct sd_channel *c)
 			return -ENOMEM;
 		ci->nr_contexts = c->nr_contexts;
 		memcpy(ci->contexts, c->contexts, c->nr_contexts * sizeof(*c->contexts));
+	}
+	return 0;
+}
+
+/* The trackers that do not include every process. */
+static int fill_trackers(struct ipc_session_info *si, const struct sd_session *s)
+{
+	static const uint8_t domains[2] = { IPC_DOMAIN_UST, IPC_DOMAIN_KERNEL };
+	uint32_t n = 0;
+
+	for (int d = 0; d < 2; d++)
+		for (int a = 0; a < IPC_TRACKER_COUNT; a++)
+			n += s->trackers[d][a].policy != IPC_TRACKER_ALL;
+	if (!n)
+		return 0;
+	si->trackers = calloc(n, sizeof(*si->trackers));
+	if (!si->trackers)
+		return -ENOMEM;
+	for (int d = 0; d < 2; d++) {
+		for (int a = 0; a < IPC_TRACKER_COUNT; a++) {
+			const struct sd_tracker *t = &s->trackers[d][a];
+			struct ipc_tracker_info *ti;
+
+			if (t->policy == IPC_TRACKER_ALL)
+				continue;
+			ti = &si->trackers[si->nr_trackers++];
+			*ti = (struct ipc_tracker_info){ .domain = domains[d],
+							 .attr = (uint8_t)a,
+							 .policy = t->policy };
+			for (uint32_t i = 0; i < t->nr_values; i++)
+				if (ipc_names_append(&ti->values, &ti->nr_values,
+						     t->values[i].text) < 0)
+					return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -980,7 +1366,7 @@ static int fill_session(struct ipc_session_info *si, const struct sd_session *s)
 	copy_str(si->name, sizeof(si->name), s->name);
 	copy_str(si->output, sizeof(si->output), s->output);
 	if (!n)
-		return 0;
+		return fill_trackers(si, s);
 	si->channels = calloc(n, sizeof(*si->channels));
 	if (!si->channels)
 		return -ENOMEM;
@@ -991,7 +1377,7 @@ static int fill_session(struct ipc_session_info *si, const struct sd_session *s)
 	for (uint32_t i = 0; i < s->ust.nr_channels; i++)
 		if (fill_channel(&si->channels[k++], s->ust.channels[i]) < 0)
 			return -ENOMEM;
-	return 0;
+	return fill_trackers(si, s);
 }
 
 static void cmd_list_sessions(struct sd_state *st, const struct ipc_request *req,
@@ -1080,6 +1466,12 @@ void sd_cmd_handle(struct sd_state *st, const struct ipc_request *req, struct ip
 		break;
 	case IPC_CMD_LIST_TRACEPOINTS:
 		cmd_list_tracepoints(st, req, rep);
+		break;
+	case IPC_CMD_TRACK:
+		cmd_track(st, req, rep);
+		break;
+	case IPC_CMD_DISABLE_CHANNEL:
+		cmd_disable_channel(st, req, rep);
 		break;
 	default:
 		reply_error(rep, -EINVAL,

@@ -23,10 +23,23 @@ static void domain_release(struct sd_domain *d)
 	*d = (struct sd_domain){ 0 };
 }
 
+void sd_event_release(struct sd_event *e)
+{
+	free(e->filter);
+	free(e->bytecode);
+	free(e->exclusions);
+	e->filter = NULL;
+	e->bytecode = NULL;
+	e->exclusions = NULL;
+	e->nr_exclusions = 0;
+}
+
 void sd_channel_free(struct sd_channel *c)
 {
 	if (!c)
 		return;
+	for (uint32_t i = 0; i < c->nr_events; i++)
+		sd_event_release(&c->events[i]);
 	free(c->events);
 	free(c->contexts);
 	free(c);
@@ -38,6 +51,9 @@ void sd_session_free(struct sd_session *s)
 		return;
 	domain_release(&s->ust);
 	domain_release(&s->kernel);
+	for (int d = 0; d < 2; d++)
+		for (int a = 0; a < IPC_TRACKER_COUNT; a++)
+			free(s->trackers[d][a].values);
 	free(s);
 }
 
@@ -167,4 +183,22 @@ bool sd_context_valid(uint8_t domain, const char *name)
 	if (strncmp(name, "perf:cpu:", 9) == 0)
 		return in_list(perf_counters, name + 9);
 	return in_list(kernel_contexts, name);
+}
+
+bool sd_session_tracks(const struct sd_session *s, uint8_t domain,
+		       const int64_t attrs[IPC_TRACKER_COUNT])
+{
+	const struct sd_tracker *tr = s->trackers[SD_DOMAIN_INDEX(domain)];
+
+	for (int a = 0; a < IPC_TRACKER_COUNT; a++) {
+		bool in = false;
+
+		if (tr[a].policy == IPC_TRACKER_ALL)
+			continue;
+		for (uint32_t i = 0; i < tr[a].nr_values && !in; i++)
+			in = tr[a].values[i].id == attrs[a];
+		if (!in)
+			return false;
+	}
+	return true;
 }

@@ -38,6 +38,10 @@
 #define SD_MAX_NUM_SUBBUF RB_NUM_SUBBUFS_MAX
 #define SD_MAX_BUFFER_BYTES RB_CPU_BUF_SIZE_MAX /* subbuf size x count, per CPU */
 
+/*
+ * An event rule. Its identity, as LTTng's: name, type, loglevel, filter and
+ * exclusions (a rule differing in any of them is another rule).
+ */
 struct sd_event {
 	char name[IPC_NAME_MAX];
 	uint8_t type; /* enum ipc_event_type */
@@ -45,7 +49,26 @@ struct sd_event {
 	int32_t loglevel;
 	bool enabled;
 	uint64_t id; /* enabler id sent to apps, unique in the daemon's life */
+	char *filter; /* the expression as given, or NULL (owned) */
+	void *bytecode; /* the filter compiled (hooks.filter_compile), or NULL (owned) */
+	size_t bytecode_len;
+	uint32_t nr_exclusions; /* user space: names matched by the pattern but excluded */
+	char (*exclusions)[IPC_NAME_MAX]; /* owned */
 };
+
+/* One process attribute tracker (track/untrack), as LTTng's. */
+struct sd_tracker_value {
+	int64_t id; /* resolved when added */
+	char text[IPC_NAME_MAX]; /* as given: an id, or a user or group name */
+};
+
+struct sd_tracker {
+	uint8_t policy; /* enum ipc_tracker_policy */
+	uint32_t nr_values;
+	struct sd_tracker_value *values; /* owned */
+};
+
+#define SD_DOMAIN_INDEX(domain) ((domain) == IPC_DOMAIN_KERNEL ? 1 : 0)
 
 struct sd_channel {
 	char name[IPC_NAME_MAX];
@@ -80,6 +103,8 @@ struct sd_session {
 	uint64_t id;
 	struct sd_domain ust;
 	struct sd_domain kernel;
+	/* [SD_DOMAIN_INDEX(domain)][enum ipc_tracker_attr]; policy ALL by default */
+	struct sd_tracker trackers[2][IPC_TRACKER_COUNT];
 	void *kernel_priv; /* the tracing side's per-session data (trace*.c) */
 	void *ust_priv;
 };
@@ -99,6 +124,18 @@ struct sd_hooks {
 	int (*session_start)(struct sd_state *st, struct sd_session *s, char *msg);
 	int (*session_stop)(struct sd_state *st, struct sd_session *s, char *msg);
 	void (*session_destroy)(struct sd_state *st, struct sd_session *s);
+	/*
+	 * Compile a filter expression for a domain: 0 and the bytecode
+	 * (malloc'd), or -errno and msg (the expression with a caret under
+	 * the error). Without this hook, rules keep only the text.
+	 */
+	int (*filter_compile)(struct sd_state *st, uint8_t domain, const char *expr, void **ret_bc,
+			      size_t *ret_len, char *msg);
+	/* A tracker of s changed (track/untrack), maybe while it records. */
+	void (*tracker_changed)(struct sd_state *st, struct sd_session *s, uint8_t domain,
+				uint8_t attr);
+	/* A channel was enabled or disabled while the session records. */
+	void (*channel_changed)(struct sd_state *st, struct sd_session *s, struct sd_channel *c);
 	/* An event rule was added or changed while the session is active. */
 	void (*event_changed)(struct sd_state *st, struct sd_session *s, struct sd_channel *c,
 			      struct sd_event *e);
@@ -158,5 +195,13 @@ void sd_cmd_handle(struct sd_state *st, const struct ipc_request *req, struct ip
 bool sd_context_valid(uint8_t domain, const char *name);
 /* '*' globbing as lttng does for event names. */
 bool sd_name_match(const char *pattern, const char *name);
+/* Free what an event rule owns (not the rule itself). */
+void sd_event_release(struct sd_event *e);
+/*
+ * Whether a process with these attributes is traced by s in domain:
+ * included by every tracker (policy ALL, or its value in the set).
+ */
+bool sd_session_tracks(const struct sd_session *s, uint8_t domain,
+		       const int64_t attrs[IPC_TRACKER_COUNT]);
 
 #endif

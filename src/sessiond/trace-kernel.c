@@ -651,6 +651,9 @@ int sdk_session_start(struct sd_daemon *d, struct sd_session *s, char *msg)
 		/* Records (the statedump) arrive before start returns: decide the
 		 * header first; it is the value start freezes. */
 		ks->chans[i].compact = kernel_channel_compact_header(ks->chans[i].kc);
+		/* ks->chans follows s->kernel.channels; a disabled one records nothing. */
+		if (i < s->kernel.nr_channels && !s->kernel.channels[i]->enabled)
+			continue;
 		ret = kernel_channel_start(ks->chans[i].kc);
 		if (ret < 0) {
 			snprintf(msg, IPC_MSG_MAX, "Failed to start kernel channel '%s': %s",
@@ -665,6 +668,23 @@ int sdk_session_start(struct sd_daemon *d, struct sd_session *s, char *msg)
 		log_warn("Failed to write the kernel metadata of session '%s': %s", s->name,
 			 strata_strerror(ret));
 	return 0;
+}
+
+void sdk_channel_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c)
+{
+	struct ks_session *ks = s->kernel_priv;
+
+	(void)d;
+	if (!ks || !s->active)
+		return;
+	for (unsigned int i = 0; i < ks->n && i < s->kernel.nr_channels; i++) {
+		if (s->kernel.channels[i] != c)
+			continue;
+		if (c->enabled)
+			kernel_channel_start(ks->chans[i].kc);
+		else
+			kernel_channel_stop(ks->chans[i].kc);
+	}
 }
 
 int sdk_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg)

@@ -1183,10 +1183,52 @@ static int send_enabler(struct sd_daemon *d, struct sd_app *a, const struct sd_c
 					.enabler_id = e->id,
 					.enabled = e->enabled,
 					.loglevel_type = e->loglevel_type,
-					.loglevel = e->loglevel };
+					.loglevel = e->loglevel,
+					.nr_exclusions = e->nr_exclusions,
+					.filter_len = (uint32_t)e->bytecode_len };
+	size_t xlen = (size_t)e->nr_exclusions * STRATA_UST_SYM_NAME_LEN;
+	size_t len = sizeof(m) + xlen + e->bytecode_len;
+	uint8_t *buf;
+	int ret;
 
+	/* cmd.c bounds both far below what the ABI allows. */
+	if (e->nr_exclusions > STRATA_UST_MAX_EXCLUSIONS ||
+	    e->bytecode_len > STRATA_UST_MAX_FILTER_LEN)
+		return -E2BIG;
+	buf = calloc(1, len);
+	if (!buf)
+		return -ENOMEM;
 	snprintf(m.pattern, sizeof(m.pattern), "%s", e->name);
+	memcpy(buf, &m, sizeof(m));
+	for (uint32_t i = 0; i < e->nr_exclusions; i++)
+		snprintf((char *)buf + sizeof(m) + (size_t)i * STRATA_UST_SYM_NAME_LEN,
+			 STRATA_UST_SYM_NAME_LEN, "%s", e->exclusions[i]);
+	if (e->bytecode_len)
+		memcpy(buf + sizeof(m) + xlen, e->bytecode, e->bytecode_len);
+	ret = sd_app_queue(d, a, buf, len, NULL, 0);
+	free(buf);
+	return ret;
+}
+
+static int send_channel_enable(struct sd_daemon *d, struct sd_app *a, const struct sd_channel *c)
+{
+	struct strata_ust_channel_enable m = { .hdr.type = STRATA_UST_MSG_CHANNEL_ENABLE,
+					       .channel_key = c->key,
+					       .enabled = c->enabled };
+
 	return sd_app_queue(d, a, &m, sizeof(m), NULL, 0);
+}
+
+/* Whether the session's user space trackers include the app (lttng: by the ids it sent). */
+static bool app_tracked(const struct sd_session *s, const struct sd_app *a)
+{
+	int64_t attrs[IPC_TRACKER_COUNT] = {
+		[IPC_TRACKER_PID] = a->pid, [IPC_TRACKER_VPID] = a->vpid,
+		[IPC_TRACKER_UID] = a->uid, [IPC_TRACKER_VUID] = a->vuid,
+		[IPC_TRACKER_GID] = a->gid, [IPC_TRACKER_VGID] = a->vgid,
+	};
+
+	return sd_session_tracks(s, IPC_DOMAIN_UST, attrs);
 }
 
 static int send_session_cmd(struct sd_daemon *d, struct sd_app *a, uint16_t type, uint64_t id)
@@ -1208,6 +1250,8 @@ static int app_attach(struct sd_daemon *d, struct sd_session *s, struct us_sessi
 	struct us_trace *t;
 	int err;
 
+	if (!app_tracked(s, a))
+		return 0; /* an untracked app gets nothing of the session, as with lttng */
 	if (app_attached(us, app_id))
 		return send_session_cmd(d, a, STRATA_UST_MSG_START, s->id);
 	err = trace_of(s, us, a, true, &t);
@@ -1247,6 +1291,8 @@ static int app_attach(struct sd_daemon *d, struct sd_session *s, struct us_sessi
 
 			err = sd_app_queue(d, a, &cm, sizeof(cm), NULL, 0);
 		}
+		if (err == 0 && !c->enabled)
+			err = send_channel_enable(d, a, c);
 		for (uint32_t j = 0; err == 0 && j < c->nr_events; j++)
 			err = send_enabler(d, a, c, &c->events[j]);
 		if (err < 0)
@@ -1466,6 +1512,51 @@ void sdu_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_chan
 
 		if (a)
 			send_enabler(d, a, c, e);
+	}
+}
+
+void sdu_channel_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c)
+{
+	struct us_session *us = s->ust_priv;
+
+	if (!us)
+		return;
+	for (uint32_t i = 0; i < us->nr_apps; i++) {
+		struct sd_app *a = app_by_id(d, us->apps[i]);
+
+		if (a)
+			send_channel_enable(d, a, c);
+	}
+}
+
+/*
+ * A user space tracker changed: apps it now includes get the session (if
+ * it records), apps it now leaves out lose it, as if it were destroyed for
+ * them: their buffers stay, with what they wrote so far.
+ */
+void sdu_tracker_changed(struct sd_daemon *d, struct sd_session *s)
+{
+	struct us_session *us = s->ust_priv;
+
+	if (!us)
+		return;
+	for (uint32_t i = 0; i < us->nr_apps;) {
+		struct sd_app *a = app_by_id(d, us->apps[i]);
+
+		if (!a || app_tracked(s, a)) {
+			i++;
+			continue;
+		}
+		send_session_cmd(d, a, STRATA_UST_MSG_SESSION_DESTROY, s->id);
+		us->apps[i] = us->apps[--us->nr_apps];
+	}
+	if (!s->active)
+		return;
+	for (uint32_t i = 0; i < d->nr_apps; i++) {
+		struct sd_app *a = &d->apps[i];
+
+		if (a->in_use && a->ready && !app_attached(us, a->id))
+			app_attach(d, s, us, a);
 	}
 }
 

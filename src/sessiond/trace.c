@@ -76,6 +76,22 @@ static void hook_session_stats(struct sd_state *st, struct sd_session *s)
 	sdu_session_stats(daemon_of(st), s);
 }
 
+static void hook_channel_changed(struct sd_state *st, struct sd_session *s, struct sd_channel *c)
+{
+	if (c->domain == IPC_DOMAIN_UST)
+		sdu_channel_changed(daemon_of(st), s, c);
+	else
+		sdk_channel_changed(daemon_of(st), s, c);
+}
+
+static void hook_tracker_changed(struct sd_state *st, struct sd_session *s, uint8_t domain,
+				 uint8_t attr)
+{
+	(void)attr;
+	if (domain == IPC_DOMAIN_UST)
+		sdu_tracker_changed(daemon_of(st), s);
+}
+
 static void hook_app_ready(struct sd_state *st, struct sd_app *a)
 {
 	sdu_app_ready(daemon_of(st), a);
@@ -116,6 +132,8 @@ int sd_trace_init(struct sd_daemon *d)
 	h->event_changed = hook_event_changed;
 	h->list_tracepoints = hook_list;
 	h->app_ready = hook_app_ready;
+	h->channel_changed = hook_channel_changed;
+	h->tracker_changed = hook_tracker_changed;
 	h->session_stats = hook_session_stats;
 	h->event_register = hook_event_register;
 	return 0;

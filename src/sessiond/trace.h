@@ -60,6 +60,8 @@ void sdu_session_stats(struct sd_daemon *d, struct sd_session *s);
 void sdu_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c,
 		       struct sd_event *e);
 void sdu_app_ready(struct sd_daemon *d, struct sd_app *a);
+void sdu_channel_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c);
+void sdu_tracker_changed(struct sd_daemon *d, struct sd_session *s);
 int sdu_event_register(struct sd_daemon *d, struct sd_app *a, const void *msg, size_t len,
 		       uint32_t *ret_id);
 void sdu_release(struct sd_daemon *d);
@@ -82,6 +84,7 @@ int sdk_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg);
 void sdk_session_destroy(struct sd_daemon *d, struct sd_session *s);
 void sdk_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c,
 		       struct sd_event *e);
+void sdk_channel_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c);
 int sdk_list(struct sd_daemon *d, struct ipc_reply *rep);
 void sdk_release(struct sd_daemon *d);
 

@@ -54,7 +54,7 @@ def closed(s):
     return s.recv(4096) == b''
 MAGIC = 0x53545255
 def register(kind):
-    return struct.pack('<IHHIIHHBBBBIIIII4xQ16s', MAGIC, 1, 0, 72, 1, 1, 1, kind, 64, 0, 0,
+    return struct.pack('<IHHIIHHBBBBIIIII4xQ16s', MAGIC, 1, 0, 72, 1, 2, 0, kind, 64, 0, 0,
                        1, 1, 0, 0, 0, 42, b'evil')
 s = conn(); s.send(b'\0' * 7); assert closed(s), 'short message'
 s = conn(); s.send(b'\xff' * 72); assert closed(s), 'bad magic'
