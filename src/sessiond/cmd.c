@@ -1192,7 +1192,8 @@ static void cmd_track(struct sd_state *st, const struct ipc_request *req, struct
 			t->nr_values = 0;
 			changed = 1;
 		}
-		memcpy(vals, t->values, t->nr_values * sizeof(*vals));
+		if (t->nr_values)
+			memcpy(vals, t->values, t->nr_values * sizeof(*vals));
 		for (uint32_t i = 0; i < req->nr_names; i++) {
 			uint32_t at = t->nr_values;
 
