@@ -74,7 +74,7 @@ static uint32_t add_str(struct emitter *e, const char *s, size_t len)
 	const char *text = e->text.p;
 
 	for (size_t i = 0; i < e->str.n; i++)
-		if (st[i].len == len && !memcmp(text + st[i].off, s, len))
+		if (st[i].len == len && (!len || !memcmp(text + st[i].off, s, len)))
 			return (uint32_t)i;
 	st = vec_push(&e->str, e);
 	if (!st)

@@ -195,6 +195,10 @@ static inline int load(const struct flt_binding *b, const union strata_filter_ar
 	}
 }
 
+/* Top of stack and the value under it; top is the next free slot. */
+#define TOS top[-1]
+#define NOS top[-2]
+
 #define CMP(sub, x, y)                      \
 	((sub) == FLT_CMP_EQ ? (x) == (y) : \
 	 (sub) == FLT_CMP_NE ? (x) != (y) : \
@@ -207,7 +211,7 @@ int flt_run(const struct flt_linked *l, const union strata_filter_arg *args,
 	    const struct flt_env *env)
 {
 	struct rval st[FLT_STACK_MAX];
-	struct rval *top = st - 1; /* the validator proved [st, st + FLT_STACK_MAX) enough */
+	struct rval *top = st; /* next free slot: the validator proved FLT_STACK_MAX enough */
 	uint32_t pc = 0;
 
 	if (!l)
@@ -218,104 +222,106 @@ int flt_run(const struct flt_linked *l, const union strata_filter_arg *args,
 
 		switch (in->op) {
 		case FLT_L_RET:
-			return top->i != 0;
+			return TOS.i != 0;
 		case FLT_L_IMM_INT:
-			(++top)->i = in->u.i;
+			top->i = in->u.i;
+			top++;
 			break;
 		case FLT_L_IMM_DOUBLE:
-			(++top)->d = in->u.d;
+			top->d = in->u.d;
+			top++;
 			break;
 		case FLT_L_IMM_STR:
-			++top;
 			top->s = in->u.s;
 			top->len = in->a;
+			top++;
 			break;
 		case FLT_L_LOAD:
-			if (load(&in->u.b, args, env, ++top))
+			if (load(&in->u.b, args, env, top++))
 				return 0;
 			break;
 		case FLT_L_NEG_INT:
-			top->i = (int64_t)(0 - (uint64_t)top->i);
+			TOS.i = (int64_t)(0 - (uint64_t)TOS.i);
 			break;
 		case FLT_L_NEG_DOUBLE:
-			top->d = -top->d;
+			TOS.d = -TOS.d;
 			break;
 		case FLT_L_NOT_INT:
-			top->i = !top->i;
+			TOS.i = !TOS.i;
 			break;
 		case FLT_L_NOT_DOUBLE:
-			top->i = !top->d;
+			TOS.i = !TOS.d;
 			break;
 		case FLT_L_BITNOT:
-			top->i = (int64_t) ~(uint64_t)top->i;
+			TOS.i = (int64_t) ~(uint64_t)TOS.i;
 			break;
 		case FLT_L_BAND:
-			top[-1].i = (int64_t)((uint64_t)top[-1].i & (uint64_t)top->i);
+			NOS.i = (int64_t)((uint64_t)NOS.i & (uint64_t)TOS.i);
 			top--;
 			break;
 		case FLT_L_BOR:
-			top[-1].i = (int64_t)((uint64_t)top[-1].i | (uint64_t)top->i);
+			NOS.i = (int64_t)((uint64_t)NOS.i | (uint64_t)TOS.i);
 			top--;
 			break;
 		case FLT_L_BXOR:
-			top[-1].i = (int64_t)((uint64_t)top[-1].i ^ (uint64_t)top->i);
+			NOS.i = (int64_t)((uint64_t)NOS.i ^ (uint64_t)TOS.i);
 			top--;
 			break;
 		case FLT_L_SHL:
 		case FLT_L_SHR:
 			/* LTTng drops the event for a count outside [0, 63]. */
-			if (top->i < 0 || top->i > 63)
+			if (TOS.i < 0 || TOS.i > 63)
 				return 0;
-			top[-1].i = (int64_t)(in->op == FLT_L_SHL ? (uint64_t)top[-1].i << top->i :
-								    (uint64_t)top[-1].i >> top->i);
+			NOS.i = (int64_t)(in->op == FLT_L_SHL ? (uint64_t)NOS.i << TOS.i :
+								(uint64_t)NOS.i >> TOS.i);
 			top--;
 			break;
 		case FLT_L_CMP_II:
-			top[-1].i = CMP(in->sub, top[-1].i, top->i);
+			NOS.i = CMP(in->sub, NOS.i, TOS.i);
 			top--;
 			break;
 		case FLT_L_CMP_ID:
-			top[-1].i = CMP(in->sub, (double)top[-1].i, top->d);
+			NOS.i = CMP(in->sub, (double)NOS.i, TOS.d);
 			top--;
 			break;
 		case FLT_L_CMP_DI:
-			top[-1].i = CMP(in->sub, top[-1].d, (double)top->i);
+			NOS.i = CMP(in->sub, NOS.d, (double)TOS.i);
 			top--;
 			break;
 		case FLT_L_CMP_DD:
-			top[-1].i = CMP(in->sub, top[-1].d, top->d);
+			NOS.i = CMP(in->sub, NOS.d, TOS.d);
 			top--;
 			break;
 		case FLT_L_CMP_SS:
-			c = flt_strcmp(top[-1].s, top[-1].len, in->flags & FLT_LF_LEFT_LIT, top->s,
-				       top->len, in->flags & FLT_LF_RIGHT_LIT);
-			top[-1].i = CMP(in->sub, c, 0);
+			c = flt_strcmp(NOS.s, NOS.len, in->flags & FLT_LF_LEFT_LIT, TOS.s, TOS.len,
+				       in->flags & FLT_LF_RIGHT_LIT);
+			NOS.i = CMP(in->sub, c, 0);
 			top--;
 			break;
 		case FLT_L_GLOB:
 			c = in->flags & FLT_LF_LEFT_PATTERN ?
-				    flt_glob_match(top[-1].s, top[-1].len, top->s, top->len) :
-				    flt_glob_match(top->s, top->len, top[-1].s, top[-1].len);
-			top[-1].i = in->sub == FLT_CMP_EQ ? c : !c;
+				    flt_glob_match(NOS.s, NOS.len, TOS.s, TOS.len) :
+				    flt_glob_match(TOS.s, TOS.len, NOS.s, NOS.len);
+			NOS.i = in->sub == FLT_CMP_EQ ? c : !c;
 			top--;
 			break;
 		case FLT_L_D2I:
-			/* Out-of-range doubles convert as the hardware does, without UB. */
-			if (top->d >= -9223372036854775808.0 && top->d < 9223372036854775808.0)
-				top->i = (int64_t)top->d;
+			/* Out-of-range doubles convert as x86-64 does (LTTng casts), without UB. */
+			if (TOS.d >= -9223372036854775808.0 && TOS.d < 9223372036854775808.0)
+				TOS.i = (int64_t)TOS.d;
 			else
-				top->i = top->d != top->d ? 0 : INT64_MIN;
+				TOS.i = INT64_MIN; /* what x86-64 gives, NaN included */
 			break;
 		case FLT_L_AND:
-			if (!top->i) {
+			if (!TOS.i) {
 				pc = in->a;
 				break;
 			}
 			top--;
 			break;
 		case FLT_L_OR:
-			if (top->i) {
-				top->i = 1;
+			if (TOS.i) {
+				TOS.i = 1;
 				pc = in->a;
 				break;
 			}
