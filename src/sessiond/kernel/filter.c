@@ -377,8 +377,12 @@ static int kt_add_key(struct kernel_channel *ch, uint32_t key, void *opaque)
 {
 	const struct kt_add *a = opaque;
 	struct kt_rule *rule = &ch->filters->rule[a->rule];
-	int err = kt_key_prepare(ch, key);
+	int err;
 
+	/* Statedump records come from the daemon, which runs no filter. */
+	if (key >= KR_KEY_STATEDUMP_START)
+		return 0;
+	err = kt_key_prepare(ch, key);
 	if (!err)
 		err = kt_rule_link(ch, a->rule, key);
 	if (err)

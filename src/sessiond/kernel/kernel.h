@@ -127,7 +127,9 @@ int kernel_channel_disable_event(struct kernel_channel *ch, const char *pattern,
  * whatever the filters say. As in LTTng's kernel tracer, a rule records
  * nothing of an event its filter cannot read: a field the event lacks,
  * floating-point numbers, $app contexts, kernel contexts other than pid,
- * tid, ppid, vpid, vtid, vppid, prio, nice, procname and cpu_id.
+ * tid, ppid, vpid, vtid, vppid, prio, nice, procname and cpu_id. The
+ * statedump events, written by the daemon rather than the eBPF program,
+ * are left out of filtered rules (enable them without a filter).
  * Returns the rule's id (>= 0) for kernel_channel_remove_filter(), or
  * -EINVAL (invalid bytecode), -E2BIG (more than 64 instructions or 256
  * bytes of strings: too long for the kernel), -ENOSPC (16 filtered rules
