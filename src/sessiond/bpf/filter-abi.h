@@ -13,10 +13,10 @@
  * A hit is recorded by a channel only if it passes every attribute.
  *
  * Filters: a channel's event (key) enabled only by rules with a filter has
- * an entry in kr_filt {chan, key} -> mask of rule slots; the event is
- * recorded when one of those rules' programs, kr_fprog {key, chan, rule},
- * returns non-zero (an empty mask records nothing). An event with no entry
- * is recorded unfiltered. A program is the rule's bytecode linked against
+ * KF_FILTERED | a mask of rule slots in kr_filt[chan * KR_MAX_KEYS + key];
+ * the event is recorded when one of those rules' programs, kr_fprog {key,
+ * chan, rule}, returns non-zero (an empty mask records nothing). An event
+ * whose entry is 0 is recorded unfiltered. A program is the rule's bytecode linked against
  * that event's record layout and translated to struct kf_prog: a stack
  * machine over 64-bit values, run by bpf_loop() one instruction per
  * iteration, forward jumps only.
@@ -29,6 +29,7 @@
 #define STRATA_KERNEL_FILTER_ABI_H
 
 #define KF_MAX_RULES 16 /* filtered rules per channel */
+#define KF_FILTERED 0x80000000u /* kr_filt: the event is filtered */
 #define KF_MAX_INSN 64 /* power of two */
 #define KF_TEXT 256 /* literal text per program, power of two */
 #define KF_STACK 16 /* power of two, >= FLT_STACK_MAX */

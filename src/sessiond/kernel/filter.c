@@ -7,10 +7,10 @@
  *
  * Which rules enable an event on a channel, and how the BPF side sees it:
  *
- *   unfiltered rule      filtered rules      kr_filt entry   enabled bit
- *   yes                  any                 none            set
- *   no                   >= 1 (mask: linked) mask            set
- *   no                   none                none            clear
+ *   unfiltered rule      filtered rules      kr_filt entry          enabled bit
+ *   yes                  any                 0                      set
+ *   no                   >= 1                KF_FILTERED | linked   set
+ *   no                   none                0                      clear
  *
  * A rule whose program cannot link to an event (a field it lacks, a
  * float) covers the event with no bit in the mask: with no other rule,
@@ -18,7 +18,7 @@
  *
  * Updates keep the recorder consistent at every step: a program is in
  * kr_fprog before its bit is in kr_filt, and kr_filt is written before
- * the enabled bit is set.
+ * the enabled bit is set. (linked: the rules whose program linked.)
  */
 #include <errno.h>
 #include <stddef.h>
@@ -70,9 +70,8 @@ void kt_filter_sync_key(struct kernel_channel *ch, uint32_t key)
 		if (bit(rule->linked, key))
 			mask |= 1u << r;
 	}
-	if (ch->enabled[key] || !covered) {
-		kt_rec_map_delete(ch->kt, KT_MAP_FILT, &fk);
-	} else if (kt_rec_map_update(ch->kt, KT_MAP_FILT, &fk, &mask)) {
+	mask = ch->enabled[key] || !covered ? 0 : mask | KF_FILTERED;
+	if (kt_rec_map_update(ch->kt, KT_MAP_FILT, &fk, &mask) && mask) {
 		/* Without its entry the event would pass unfiltered: keep it off. */
 		covered = false;
 	}
