@@ -68,8 +68,13 @@ int flt_error_caret(const char *expr, const struct flt_error *err, char *buf, si
 		     cut_right ? "..." : "", cut_left ? "   " : "");
 	if (w < 0)
 		return -EINVAL;
-	/* Spaces under the text, tabs under tabs, so the caret lines up in a terminal. */
+	/*
+	 * Spaces under the text, tabs under tabs, one per UTF-8 character, so
+	 * that the caret lines up in a terminal.
+	 */
 	for (size_t i = from; i < off; i++) {
+		if (((unsigned char)expr[i] & 0xc0) == 0x80)
+			continue;
 		if ((size_t)w + 1 < len)
 			buf[w] = expr[i] == '\t' ? '\t' : ' ';
 		w++;

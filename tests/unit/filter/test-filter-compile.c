@@ -326,6 +326,11 @@ static void test_caret(void **state _unused_)
 	assert_int_equal(strlen(buf), 4);
 	assert_int_equal(n, 4);
 
+	/* One space per UTF-8 character. */
+	assert_int_equal(flt_compile("s == \"h\xc3\xa9\" ? 1", &bc, &len, &err), -EINVAL);
+	flt_error_caret("s == \"h\xc3\xa9\" ? 1", &err, buf, sizeof(buf));
+	assert_string_equal(buf, "s == \"h\xc3\xa9\" ? 1\n          ^\n");
+
 	/* A long line is cut to a window around the error. */
 	{
 		char expr[400];
