@@ -8,7 +8,8 @@
  *   filters: a user string read at syscall entry (openat filename glob),
  *            integer arguments with contexts, rules OR-ed, a rule without
  *            filter, rules that never match (float, missing field),
- *            removal while recording
+ *            removal while recording; tracepoint fields (__data_loc
+ *            strings, char arrays, integers)
  *   trackers: uid, gid, vuid, pid, vpid sets and policies, for a child
  *            running as root and one run by setpriv as nobody, changed
  *            while recording
@@ -146,7 +147,8 @@ static uint64_t discarded(struct kernel_channel *ch)
 	return n;
 }
 
-static int add_filter(struct kernel_channel *ch, const char *sc, const char *expr)
+static int add_filter_type(struct kernel_channel *ch, const char *name, enum kernel_event_type type,
+			   const char *expr)
 {
 	char why[512];
 	struct flt_error err;
@@ -158,10 +160,15 @@ static int add_filter(struct kernel_channel *ch, const char *sc, const char *exp
 	CHECK(r == 0, "compile '%s': %s", expr, err.msg);
 	if (r)
 		return r;
-	r = kernel_channel_add_filter(ch, sc, KERNEL_EVENT_SYSCALL, bc, len, why, sizeof(why));
-	CHECK(r >= 0, "filter '%s' on %s: %d %s", expr, sc, r, why);
+	r = kernel_channel_add_filter(ch, name, type, bc, len, why, sizeof(why));
+	CHECK(r >= 0, "filter '%s' on %s: %d %s", expr, name, r, why);
 	free(bc);
 	return r;
+}
+
+static int add_filter(struct kernel_channel *ch, const char *sc, const char *expr)
+{
+	return add_filter_type(ch, sc, KERNEL_EVENT_SYSCALL, expr);
 }
 
 static struct kernel_channel *new_channel(struct kernel_tracer *kt, struct kt_test_sink *sink)
@@ -245,6 +252,68 @@ static void test_filters(struct kernel_tracer *kt)
 	CHECK(count(ch, &sink, "syscall_entry_close", c.pid) == N_CLOSE_A,
 	      "close after removal: %u", count(ch, &sink, "syscall_entry_close", c.pid));
 	CHECK(discarded(ch) == 0, "discarded");
+	kernel_channel_destroy(ch);
+	kt_test_sink_release(&sink);
+}
+
+/*
+ * Tracepoint fields: __data_loc strings (sched_process_fork's parent_comm,
+ * sched_process_exec's filename), char[16] (sched_switch's prev_comm) and
+ * integers, under LTTng's names (pid fields of sched_* are *_tid).
+ */
+static void test_tracepoint_filters(struct kernel_tracer *kt)
+{
+	struct kt_test_sink sink;
+	struct kernel_channel *ch;
+	int go[2], st;
+	char expr[256], c;
+	pid_t pid;
+
+	kt_test_sink_init(&sink, true);
+	ch = new_channel(kt, &sink);
+	if (!ch || pipe2(go, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		pid_t g;
+
+		prctl(PR_SET_NAME, "kf-exec");
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		g = fork();
+		if (g == 0)
+			_exit(0);
+		if (g < 0 || waitpid(g, NULL, 0) != g)
+			_exit(4);
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	snprintf(expr, sizeof(expr), "parent_comm == \"kf-exec\" && parent_tid == %d", pid);
+	add_filter_type(ch, "sched_process_fork", KERNEL_EVENT_TRACEPOINT, expr);
+	snprintf(expr, sizeof(expr), "filename == \"/bin/tr*\" && tid == %d && old_tid == %d", pid,
+		 pid);
+	add_filter_type(ch, "sched_process_exec", KERNEL_EVENT_TRACEPOINT, expr);
+	snprintf(expr, sizeof(expr), "prev_comm == \"kf-ex*\" && prev_tid == %d", pid);
+	add_filter_type(ch, "sched_switch", KERNEL_EVENT_TRACEPOINT, expr);
+	CHECK(kernel_channel_start(ch) == 0, "start");
+	CHECK(write(go[1], "g", 1) == 1, "go");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "exec child status %d", st);
+	CHECK(kernel_channel_stop(ch) == 0, "stop");
+	close(go[1]);
+	CHECK(count(ch, &sink, "sched_process_fork", pid) == 1 &&
+		      count(ch, &sink, NULL, 0) == 1 + count(ch, &sink, "sched_process_exec", 0) +
+							   count(ch, &sink, "sched_switch", 0),
+	      "sched_process_fork records: %u", count(ch, &sink, "sched_process_fork", 0));
+	CHECK(count(ch, &sink, "sched_process_exec", pid) == 1, "sched_process_exec records: %u",
+	      count(ch, &sink, "sched_process_exec", 0));
+	CHECK(count(ch, &sink, "sched_switch", 0) >= 1 &&
+		      count(ch, &sink, "sched_switch", 0) == count(ch, &sink, "sched_switch", pid),
+	      "sched_switch records: %u (%u from the child)", count(ch, &sink, "sched_switch", 0),
+	      count(ch, &sink, "sched_switch", pid));
+	CHECK(discarded(ch) == 0, "discarded");
+	printf("tracepoint filters: %zu records\n", sink.n);
 	kernel_channel_destroy(ch);
 	kt_test_sink_release(&sink);
 }
@@ -369,6 +438,7 @@ int main(int argc, char **argv)
 		return KT_SKIP;
 	}
 	test_filters(kt);
+	test_tracepoint_filters(kt);
 	test_trackers(kt);
 	kernel_tracer_destroy(kt);
 	printf("%d failures\n", kt_test_failures);
