@@ -73,6 +73,7 @@ struct {
 
 struct kr_scratch {
 	unsigned char buf[KR_SCRATCH];
+	unsigned short stroff[8]; /* syscalls: where argument i's user string is in buf */
 };
 
 struct {
@@ -298,6 +299,8 @@ static __always_inline struct kr_scratch *kr_buf(void)
 	return bpf_map_lookup_elem(&kr_scratch, &zero);
 }
 
+#include "filter.bpf.h"
+
 SEC("tracepoint")
 int kr_tp(void *ctx)
 {
@@ -311,7 +314,7 @@ int kr_tp(void *ctx)
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
 		return KR_RET;
-	want = kr_channels_for(key);
+	want = kf_track_want(kr_channels_for(key));
 	if (!want)
 		return KR_RET;
 	d = bpf_map_lookup_elem(&kr_descs, &key);
@@ -345,7 +348,9 @@ int kr_tp(void *ctx)
 	off &= 255;
 	((struct kr_rec *)buf)->len = plen;
 	bpf_probe_read_kernel(buf + off, plen, (char *)ctx + 8);
-	kr_output(sc, off + plen, want);
+	want = kf_filter_want(sc, key, want, off);
+	if (want)
+		kr_output(sc, off + plen, want);
 	return KR_RET;
 }
 
@@ -388,7 +393,7 @@ int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	} else {
 		key = KR_KEY_SC_ENTRY_UNKNOWN;
 	}
-	want = kr_channels_for(key);
+	want = kf_track_want(kr_channels_for(key));
 	if (!want)
 		return KR_RET;
 	sc = kr_buf();
@@ -421,6 +426,7 @@ int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 			continue;
 		asm volatile("" : "+r"(pos));
 		pos &= 4095;
+		sc->stroff[i] = (unsigned short)(off + pos);
 		n = bpf_probe_read_user_str(buf + off + pos, KR_MAX_STR, (void *)args[i]);
 		if (n <= 0) {
 			/* Page not resident (~2% of path reads): record an empty string. */
@@ -442,7 +448,9 @@ int kr_sys_enter(struct trace_event_raw_sys_enter *ctx)
 	asm volatile("" : "+r"(pos));
 	pos &= 4095;
 	((struct kr_rec *)buf)->len = pos;
-	kr_output(sc, off + pos, want);
+	want = kf_filter_want(sc, key, want, off);
+	if (want)
+		kr_output(sc, off + pos, want);
 	return KR_RET;
 }
 
@@ -460,7 +468,7 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
 		return KR_RET;
 	key = kr_sc_known(id) ? KR_KEY_SC_EXIT + id : KR_KEY_SC_EXIT_UNKNOWN;
-	want = kr_channels_for(key);
+	want = kf_track_want(kr_channels_for(key));
 	if (!want)
 		return KR_RET;
 	sc = kr_buf();
@@ -491,6 +499,7 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 				continue;
 			asm volatile("" : "+r"(pos));
 			pos &= 4095;
+			sc->stroff[i] = (unsigned short)(off + pos);
 			if ((retry & (1U << i)) && pend)
 				n = bpf_probe_read_user_str(buf + off + pos, KR_MAX_STR,
 							    (void *)pend->ptr[i]);
@@ -506,6 +515,8 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	asm volatile("" : "+r"(pos));
 	pos &= 4095;
 	((struct kr_rec *)buf)->len = pos;
-	kr_output(sc, off + pos, want);
+	want = kf_filter_want(sc, key, want, off);
+	if (want)
+		kr_output(sc, off + pos, want);
 	return KR_RET;
 }

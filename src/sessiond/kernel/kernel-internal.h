@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "encode.h"
+#include "filter-abi.h"
 #include "kernel.h"
 #include "recorder-abi.h"
 #include "tracefs.h"
@@ -86,6 +87,7 @@ struct kernel_channel {
 
 	int *ring_fds; /* per CPU */
 	struct kt_consumer *consumer;
+	struct kt_filters *filters; /* filtered rules and trackers (filter.c), or NULL */
 };
 
 /* recorder.c: the BPF object and its maps. */
@@ -112,6 +114,51 @@ uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt);
 /* Runs and run time of the recorder's programs (counted while BPF stats are enabled). */
 void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns);
 void kt_rec_detach_all(struct kernel_tracer *kt);
+
+/* recorder.c: the filter and tracker maps (filter-abi.h). */
+enum kt_map { KT_MAP_TRACK, KT_MAP_FILT, KT_MAP_FPROG };
+int kt_rec_map_update(struct kernel_tracer *kt, enum kt_map map, const void *key,
+		      const void *value);
+int kt_rec_map_delete(struct kernel_tracer *kt, enum kt_map map, const void *key);
+/* The BPF side's kf_globals, in the mmap'ed .bss (NULL without BPF). */
+struct kf_globals *kt_rec_kf_globals(struct kernel_tracer *kt);
+
+/* kernel.c */
+/* Create the key's class (attaching its tracepoint) and give it a CTF id in ch. */
+int kt_key_prepare(struct kernel_channel *ch, uint32_t key);
+/* Call fn for every key pattern/type selects (kernel_channel_enable_event()'s rules). */
+typedef int (*kt_key_fn)(struct kernel_channel *ch, uint32_t key, void *opaque);
+int kt_for_each_key(struct kernel_channel *ch, const char *pattern, enum kernel_event_type type,
+		    kt_key_fn fn, void *opaque, char *why, size_t len);
+
+/* filter.c, tracker.c: filtered rules and trackers of a channel. */
+struct kt_rule {
+	bool used;
+	struct flt_program *prog;
+	uint64_t covers[KR_BITMAP_WORDS]; /* keys this rule enables */
+	uint64_t linked[KR_BITMAP_WORDS]; /* keys whose program is in kr_fprog */
+};
+
+struct kt_tracker {
+	enum kernel_tracker_policy policy;
+	uint32_t *ids;
+	size_t n;
+};
+
+/* A channel's filtered rules and trackers (kernel_channel.filters). */
+struct kt_filters {
+	struct kt_rule rule[KF_MAX_RULES];
+	struct kt_tracker tracker[KF_NATTR];
+};
+
+/* ch->filters, allocated on first use (NULL: -ENOMEM). */
+struct kt_filters *kt_filters_of(struct kernel_channel *ch);
+/* Every tracker back to ALL, its ids out of the map. */
+void kt_tracker_release(struct kernel_channel *ch);
+/* Publish key's state: enabled unfiltered, through filtered rules, or not at all. */
+void kt_filter_sync_key(struct kernel_channel *ch, uint32_t key);
+/* Drop the channel's rules and trackers from the BPF maps (its slot is reused). */
+void kt_filter_channel_release(struct kernel_channel *ch);
 
 /* consumer.c: one thread per channel. */
 int kt_consumer_start(struct kernel_channel *ch);

@@ -231,6 +231,7 @@ void kernel_channel_destroy(struct kernel_channel *ch)
 	if (!ch)
 		return;
 	kernel_channel_stop(ch);
+	kt_filter_channel_release(ch);
 	for (uint32_t k = 0; k < KR_MAX_KEYS; k++)
 		if (ch->enabled[k])
 			kt_rec_set_enabled(ch->kt, ch->slot, k, false);
@@ -279,18 +280,10 @@ static int kt_ensure_class(struct kernel_tracer *kt, uint32_t key)
 	return 0;
 }
 
-static int kt_enable_key(struct kernel_channel *ch, uint32_t key, bool on)
+int kt_key_prepare(struct kernel_channel *ch, uint32_t key)
 {
-	int err;
+	int err = kt_ensure_class(ch->kt, key);
 
-	if (!on) {
-		if (ch->enabled[key]) {
-			ch->enabled[key] = false;
-			kt_rec_set_enabled(ch->kt, ch->slot, key, false);
-		}
-		return 0;
-	}
-	err = kt_ensure_class(ch->kt, key);
 	if (err)
 		return err;
 	if (atomic_load(&ch->id_of_key[key]) < 0) {
@@ -300,8 +293,27 @@ static int kt_enable_key(struct kernel_channel *ch, uint32_t key, bool on)
 		atomic_store_explicit(&ch->nids, id + 1, memory_order_release);
 		atomic_store_explicit(&ch->id_of_key[key], (int32_t)id, memory_order_release);
 	}
+	return 0;
+}
+
+/* The unfiltered rule of key (enable-event without --filter). */
+static int kt_enable_key(struct kernel_channel *ch, uint32_t key, void *opaque)
+{
+	bool on = *(const bool *)opaque;
+	int err;
+
+	if (!on) {
+		if (ch->enabled[key]) {
+			ch->enabled[key] = false;
+			kt_filter_sync_key(ch, key);
+		}
+		return 0;
+	}
+	err = kt_key_prepare(ch, key);
+	if (err)
+		return err;
 	ch->enabled[key] = true;
-	kt_rec_set_enabled(ch->kt, ch->slot, key, true);
+	kt_filter_sync_key(ch, key);
 	return 0;
 }
 
@@ -327,8 +339,8 @@ static bool kt_tp_selected(const struct kernel_tracer *kt, const char *pattern, 
 			   strcmp(kt->tps.tp[i].system, "raw_syscalls"));
 }
 
-static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_event_type type,
-		    bool on, char *why, size_t len)
+int kt_for_each_key(struct kernel_channel *ch, const char *pattern, enum kernel_event_type type,
+		    kt_key_fn fn, void *opaque, char *why, size_t len)
 {
 	struct kernel_tracer *kt = ch->kt;
 	int matched = 0, last_err = 0;
@@ -342,7 +354,7 @@ static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_
 
 			if (!kt_tp_selected(kt, pattern, i))
 				continue;
-			err = kt_enable_key(ch, (uint32_t)i, on);
+			err = fn(ch, (uint32_t)i, opaque);
 			if (err) {
 				/* One odd tracepoint must not fail --all: report the last one. */
 				last_err = err;
@@ -354,7 +366,7 @@ static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_
 		for (size_t i = 0; i < ARRAY_SIZE(kt_statedump_names); i++) {
 			if (!kt_match(pattern, "lttng_statedump", kt_statedump_names[i]))
 				continue;
-			if (!kt_enable_key(ch, KR_KEY_STATEDUMP_START + (uint32_t)i, on))
+			if (!fn(ch, KR_KEY_STATEDUMP_START + (uint32_t)i, opaque))
 				matched++;
 		}
 	}
@@ -366,9 +378,9 @@ static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_
 			if (sc->nr < 0 || sc->nr >= KR_MAX_SC ||
 			    !kt_match(pattern, "syscalls", sc->name))
 				continue;
-			err = kt_enable_key(ch, KR_KEY_SC_ENTRY + (uint32_t)sc->nr, on);
+			err = fn(ch, KR_KEY_SC_ENTRY + (uint32_t)sc->nr, opaque);
 			if (!err)
-				err = kt_enable_key(ch, KR_KEY_SC_EXIT + (uint32_t)sc->nr, on);
+				err = fn(ch, KR_KEY_SC_EXIT + (uint32_t)sc->nr, opaque);
 			if (err) {
 				last_err = err;
 				failed = sc->name;
@@ -378,8 +390,8 @@ static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_
 		}
 		/* Numbers outside the table, and ia32 syscalls: syscall_*_unknown. */
 		if (kt_match(pattern, "syscalls", "unknown") &&
-		    !kt_enable_key(ch, KR_KEY_SC_ENTRY_UNKNOWN, on) &&
-		    !kt_enable_key(ch, KR_KEY_SC_EXIT_UNKNOWN, on))
+		    !fn(ch, KR_KEY_SC_ENTRY_UNKNOWN, opaque) &&
+		    !fn(ch, KR_KEY_SC_EXIT_UNKNOWN, opaque))
 			matched++;
 	}
 	if (!matched) {
@@ -399,13 +411,17 @@ static int kt_apply(struct kernel_channel *ch, const char *pattern, enum kernel_
 int kernel_channel_enable_event(struct kernel_channel *ch, const char *pattern,
 				enum kernel_event_type type, char *why, size_t len)
 {
-	return kt_apply(ch, pattern, type, true, why, len);
+	bool on = true;
+
+	return kt_for_each_key(ch, pattern, type, kt_enable_key, &on, why, len);
 }
 
 int kernel_channel_disable_event(struct kernel_channel *ch, const char *pattern,
 				 enum kernel_event_type type)
 {
-	return kt_apply(ch, pattern, type, false, NULL, 0);
+	bool on = false;
+
+	return kt_for_each_key(ch, pattern, type, kt_enable_key, &on, NULL, 0);
 }
 
 int kernel_channel_add_context(struct kernel_channel *ch, const char *name, char *why, size_t len)

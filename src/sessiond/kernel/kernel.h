@@ -117,6 +117,72 @@ int kernel_channel_disable_event(struct kernel_channel *ch, const char *pattern,
 				 enum kernel_event_type type);
 
 /*
+ * Filtered rules (`enable-event -k --filter EXPR`). Enable the events that
+ * pattern and type select (as kernel_channel_enable_event()) under a rule
+ * whose filter decides, in the eBPF program and before anything is written
+ * to a ring buffer, whether each hit is recorded. bc/bc_len is bytecode
+ * from flt_compile() (lib/filter/filter.h), validated here. A channel ORs
+ * its rules on an event; an event also enabled by
+ * kernel_channel_enable_event() (a rule without filter) is recorded
+ * whatever the filters say. As in LTTng's kernel tracer, a rule records
+ * nothing of an event its filter cannot read: a field the event lacks,
+ * floating-point numbers, $app contexts, kernel contexts other than pid,
+ * tid, ppid, vpid, vtid, vppid, prio, nice, procname and cpu_id. The
+ * statedump events, written by the daemon rather than the eBPF program,
+ * are left out of filtered rules (enable them without a filter).
+ * Returns the rule's id (>= 0) for kernel_channel_remove_filter(), or
+ * -EINVAL (invalid bytecode), -E2BIG (more than 64 instructions or 256
+ * bytes of strings: too long for the kernel), -ENOSPC (16 filtered rules
+ * per channel), -ENOENT (no event matches), each with why filled.
+ * Works while the channel records (map updates only).
+ */
+int kernel_channel_add_filter(struct kernel_channel *ch, const char *pattern,
+			      enum kernel_event_type type, const void *bc, size_t bc_len, char *why,
+			      size_t len);
+
+/*
+ * Remove a filtered rule: its events stay enabled only where another rule
+ * enables them. kernel_channel_disable_event() leaves filtered rules alone.
+ * -ENOENT: no such rule.
+ */
+int kernel_channel_remove_filter(struct kernel_channel *ch, int rule);
+
+/*
+ * Trackers (`track|untrack -k`), per channel: the daemon gives every
+ * channel of a session that session's trackers. A hit is recorded only if
+ * its process passes every attribute's policy:
+ *   ALL   every process (the default)
+ *   SET   processes whose id is one of ids[0, n)
+ *   NONE  no process
+ * Ids, checked in the eBPF program on every hit: pid and vpid are the
+ * process (thread group) id in the root and in the task's pid namespace;
+ * uid/gid the real ids in the root user namespace, vuid/vgid in the
+ * task's (65534 where a namespace cannot map them). SET replaces the
+ * previous set; new ids are added before old ones go, so that an id in
+ * both sets is never missed. Map writes only: works while recording.
+ * -EINVAL (bad attribute or policy), -E2BIG (too many ids: 4096 over all
+ * channels), why filled.
+ */
+enum kernel_tracker_attr {
+	KERNEL_TRACKER_PID,
+	KERNEL_TRACKER_VPID,
+	KERNEL_TRACKER_UID,
+	KERNEL_TRACKER_VUID,
+	KERNEL_TRACKER_GID,
+	KERNEL_TRACKER_VGID,
+};
+
+enum kernel_tracker_policy {
+	KERNEL_TRACKER_ALL,
+	KERNEL_TRACKER_SET,
+	KERNEL_TRACKER_NONE,
+};
+
+int kernel_channel_set_tracker(struct kernel_channel *ch, enum kernel_tracker_attr attr,
+			       enum kernel_tracker_policy policy, const uint32_t *ids, size_t n,
+			       char *why, size_t len);
+
+/*
  * Add a context: pid, tid, procname, ppid, vpid, vtid, vppid, prio, nice,
  * hostname, or a software perf counter "perf:cpu:<name>" (page-faults,
  * major-faults, minor-faults, context-switches, cpu-migrations, cpu-clock,

@@ -118,3 +118,20 @@ uint64_t kt_consumer_wakeups(const struct kernel_channel *ch _unused_)
 {
 	return 0;
 }
+
+int kt_rec_map_update(struct kernel_tracer *kt _unused_, enum kt_map map _unused_,
+		      const void *key _unused_, const void *value _unused_)
+{
+	return -STRATA_EUNSUPPORTED;
+}
+
+int kt_rec_map_delete(struct kernel_tracer *kt _unused_, enum kt_map map _unused_,
+		      const void *key _unused_)
+{
+	return -STRATA_EUNSUPPORTED;
+}
+
+struct kf_globals *kt_rec_kf_globals(struct kernel_tracer *kt _unused_)
+{
+	return NULL;
+}

@@ -536,3 +536,32 @@ void kt_rec_close(struct kernel_tracer *kt)
 	free(kt->skel);
 	kt->skel = NULL;
 }
+
+static int kt_map_fd(struct kernel_tracer *kt, enum kt_map map)
+{
+	struct kr_bpf *skel = kt->skel->skel;
+
+	switch (map) {
+	case KT_MAP_TRACK:
+		return bpf_map__fd(skel->maps.kr_track);
+	case KT_MAP_FILT:
+		return bpf_map__fd(skel->maps.kr_filt);
+	default:
+		return bpf_map__fd(skel->maps.kr_fprog);
+	}
+}
+
+int kt_rec_map_update(struct kernel_tracer *kt, enum kt_map map, const void *key, const void *value)
+{
+	return bpf_map_update_elem(kt_map_fd(kt, map), key, value, BPF_ANY) ? -errno : 0;
+}
+
+int kt_rec_map_delete(struct kernel_tracer *kt, enum kt_map map, const void *key)
+{
+	return bpf_map_delete_elem(kt_map_fd(kt, map), key) ? -errno : 0;
+}
+
+struct kf_globals *kt_rec_kf_globals(struct kernel_tracer *kt)
+{
+	return &kt->skel->skel->bss->kf_g;
+}
