@@ -57,6 +57,8 @@
 #include "ust/ust-control.h"
 #include "ust/ust-internal.h"
 
+#include "filter/filter.h"
+
 #include "common/common.h"
 
 #define UST_COMM_RETRY_MS 200
@@ -84,8 +86,8 @@ struct comm_enabler {
 	char pattern[STRATA_UST_SYM_NAME_LEN];
 	uint32_t nr_exclusions;
 	char (*exclusions)[STRATA_UST_SYM_NAME_LEN]; /* malloc'd */
-	void *filter; /* the bytecode as received, malloc'd; NULL: none */
-	uint32_t filter_len;
+	bool filtered; /* came with a filter ... */
+	struct flt_program *prog; /* ... validated here; NULL when refused: matches nothing */
 };
 
 /* An (event, channel) pair the daemon gave an id to. */
@@ -96,6 +98,16 @@ struct comm_binding {
 	bool wanted; /* matched by an enabled enabler at the last evaluation */
 	bool bound; /* published in the registry (wanted, channel started) */
 	bool dirty; /* bound must change: republish its event */
+	/*
+	 * The filters of the matching enablers, linked to this event (none when
+	 * one of them has no filter); filter_ids tells which enablers they came
+	 * from, to link again only when that changes. A linked program stays
+	 * allocated for the process's life: a snapshot a probe may be reading
+	 * points at it.
+	 */
+	uint32_t nr_filters;
+	const struct flt_linked **filters;
+	uint64_t filter_ids;
 };
 
 struct comm {
@@ -587,6 +599,8 @@ static void publish_dirty(struct comm *c)
 			list[n++] = (struct ust_binding){
 				.chan = channel_by_key(c, b->channel_key)->chan,
 				.id = b->id,
+				.nr_filters = b->nr_filters,
+				.filters = b->filters,
 			};
 		}
 		r = ust_event_set_bindings(name, c->owner, list, n);
@@ -623,6 +637,74 @@ static void apply_bindings(struct comm *c)
  * ids for new matches, then publish what changed. Returns the first error
  * (the daemon sees it in the command's reply).
  */
+/* FNV-1a over the ids of the enablers that take part: the link cache's key. */
+static uint64_t ids_hash(uint64_t h, uint64_t id)
+{
+	for (int i = 0; i < 8; i++, id >>= 8)
+		h = (h ^ (id & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * Which filters decide whether channel key records the event: none (false)
+ * when no enabler of the channel matches it; an empty list when one of them
+ * has no filter; otherwise the matching enablers' filters that link to the
+ * event (a filter naming a field the event lacks records nothing of it, as
+ * in lttng-ust). b's cached list is linked again only when the set changed.
+ * Returns whether the event is wanted in the channel.
+ */
+static bool channel_filters(struct comm *c, const struct ust_event_info *info, uint64_t key,
+			    struct comm_binding *b)
+{
+	const struct strata_event_desc *desc = info->desc;
+	const struct flt_linked **list;
+	uint64_t ids = 0xcbf29ce484222325ull;
+	bool any = false, unfiltered = false;
+	uint32_t n = 0, nf = 0;
+
+	for (uint32_t j = 0; j < c->nr_enablers; j++) {
+		const struct comm_enabler *en = &c->enablers[j];
+
+		if (en->channel_key != key || !enabler_matches(en, info->full_name, info->loglevel))
+			continue;
+		any = true;
+		if (!en->filtered)
+			unfiltered = true;
+		else if (en->prog)
+			ids = ids_hash(ids, en->id), nf++;
+	}
+	if (!any)
+		return false;
+	if (!b)
+		return unfiltered || nf;
+	if (unfiltered) {
+		b->nr_filters = 0;
+		b->filters = NULL;
+		b->filter_ids = 0;
+		return true;
+	}
+	if (b->filters && b->filter_ids == ids)
+		return b->nr_filters != 0;
+	list = calloc(nf ? nf : 1, sizeof(*list));
+	if (!list)
+		return b->nr_filters != 0; /* keep what it had */
+	for (uint32_t j = 0; j < c->nr_enablers; j++) {
+		const struct comm_enabler *en = &c->enablers[j];
+		struct flt_linked *l;
+
+		if (en->channel_key != key || !en->prog ||
+		    !enabler_matches(en, info->full_name, info->loglevel))
+			continue;
+		if (flt_link_ust(en->prog, desc->fields, desc->nr_fields, ust_filter_ctx,
+				 ust_filter_nr_ctx, &l) == 0)
+			list[n++] = l;
+	}
+	b->nr_filters = n;
+	b->filters = list;
+	b->filter_ids = ids;
+	return n != 0;
+}
+
 static int evaluate(struct comm *c)
 {
 	struct eval_ctx e = { .c = c };
@@ -637,16 +719,12 @@ static int evaluate(struct comm *c)
 	for (uint32_t i = 0; i < e.n; i++) {
 		for (uint32_t k = 0; k < c->nr_channels; k++) {
 			uint64_t key = c->channels[k].key;
-			struct comm_binding *b;
-			bool match = false;
+			struct comm_binding *b = binding_find(c, e.infos[i].full_name, key);
+			uint32_t old_nf = b ? b->nr_filters : 0;
+			const void *old_f = b ? (const void *)b->filters : NULL;
 
-			for (uint32_t j = 0; j < c->nr_enablers && !match; j++)
-				match = c->enablers[j].channel_key == key &&
-					enabler_matches(&c->enablers[j], e.infos[i].full_name,
-							e.infos[i].loglevel);
-			if (!match)
+			if (!channel_filters(c, &e.infos[i], key, b))
 				continue;
-			b = binding_find(c, e.infos[i].full_name, key);
 			if (!b) {
 				uint32_t id = 0;
 				int r;
@@ -676,6 +754,11 @@ static int evaluate(struct comm *c)
 				snprintf(b->name, sizeof(b->name), "%s", e.infos[i].full_name);
 				b->channel_key = key;
 				b->id = id;
+				if (!channel_filters(c, &e.infos[i], key, b))
+					continue;
+			} else if (b->bound &&
+				   (b->nr_filters != old_nf || (const void *)b->filters != old_f)) {
+				b->dirty = true; /* same channel, other filters: republish */
 			}
 			b->wanted = true;
 		}
@@ -782,10 +865,12 @@ static int cmd_context(struct comm *c, const void *msg, size_t len)
 static void enabler_release(struct comm_enabler *e)
 {
 	free(e->exclusions);
-	free(e->filter);
+	/* Linked programs keep their own copies: the validated one can go. */
+	flt_program_destroy(e->prog);
 	e->exclusions = NULL;
-	e->filter = NULL;
-	e->nr_exclusions = e->filter_len = 0;
+	e->prog = NULL;
+	e->nr_exclusions = 0;
+	e->filtered = false;
 }
 
 static int cmd_enabler(struct comm *c, const void *msg, size_t len)
@@ -828,13 +913,22 @@ static int cmd_enabler(struct comm *c, const void *msg, size_t len)
 				}
 		}
 		if (m.filter_len) {
-			fresh.filter = malloc(m.filter_len);
-			if (!fresh.filter) {
+			const char *why = NULL;
+			int r;
+
+			/*
+			 * Bytes from the daemon, checked before any use. A program
+			 * refused here makes the rule match nothing, as in lttng-ust.
+			 */
+			fresh.filtered = true;
+			r = flt_validate(extra + xlen, m.filter_len, &fresh.prog, &why);
+			if (r == -ENOMEM) {
 				enabler_release(&fresh);
 				return -ENOMEM;
 			}
-			memcpy(fresh.filter, extra + xlen, m.filter_len);
-			fresh.filter_len = m.filter_len;
+			if (r < 0)
+				ust_debug("strata-ust: filter of enabler %llu refused: %s\n",
+					  (unsigned long long)m.enabler_id, why ? why : "?");
 		}
 		p = realloc(c->enablers, (c->nr_enablers + 1) * sizeof(*c->enablers));
 		if (!p) {

@@ -14,16 +14,20 @@
  * through its ops.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ust/backend-ringbuf.h"
 #include "ust/ust-internal.h"
+
+#include "filter/filter.h"
 
 #include "common/common.h"
 
@@ -160,6 +164,136 @@ static inline uint8_t *put_contexts(const struct ust_channel *chan, uint8_t *p, 
 	return p + n;
 }
 
+/* ---- Filters: the $ctx values they may read --------------------------------- */
+
+enum ust_filter_ctx_id {
+	UFC_VPID,
+	UFC_VTID,
+	UFC_PTHREAD_ID,
+	UFC_PROCNAME,
+	UFC_CPU_ID,
+	UFC_VUID,
+	UFC_VGID,
+	UFC_VEUID,
+	UFC_VEGID,
+	UFC_VSUID,
+	UFC_VSGID,
+	UFC_CGROUP_NS,
+	UFC_IPC_NS,
+	UFC_MNT_NS,
+	UFC_NET_NS,
+	UFC_PID_NS,
+	UFC_TIME_NS,
+	UFC_USER_NS,
+	UFC_UTS_NS,
+};
+
+/* lttng-ust's $ctx names (filters.md: no add-context needed to read them). */
+static const struct flt_ctx_desc filter_ctx[] = {
+	{ "vpid", FLT_ROOT_CTX, FLT_CTX_INT, UFC_VPID },
+	{ "vtid", FLT_ROOT_CTX, FLT_CTX_INT, UFC_VTID },
+	{ "pthread_id", FLT_ROOT_CTX, FLT_CTX_INT, UFC_PTHREAD_ID },
+	{ "procname", FLT_ROOT_CTX, FLT_CTX_STRING, UFC_PROCNAME },
+	{ "cpu_id", FLT_ROOT_CTX, FLT_CTX_INT, UFC_CPU_ID },
+	{ "vuid", FLT_ROOT_CTX, FLT_CTX_INT, UFC_VUID },
+	{ "vgid", FLT_ROOT_CTX, FLT_CTX_INT, UFC_VGID },
+	{ "veuid", FLT_ROOT_CTX, FLT_CTX_INT, UFC_VEUID },
+	{ "vegid", FLT_ROOT_CTX, FLT_CTX_INT, UFC_VEGID },
+	{ "vsuid", FLT_ROOT_CTX, FLT_CTX_INT, UFC_VSUID },
+	{ "vsgid", FLT_ROOT_CTX, FLT_CTX_INT, UFC_VSGID },
+	{ "cgroup_ns", FLT_ROOT_CTX, FLT_CTX_INT, UFC_CGROUP_NS },
+	{ "ipc_ns", FLT_ROOT_CTX, FLT_CTX_INT, UFC_IPC_NS },
+	{ "mnt_ns", FLT_ROOT_CTX, FLT_CTX_INT, UFC_MNT_NS },
+	{ "net_ns", FLT_ROOT_CTX, FLT_CTX_INT, UFC_NET_NS },
+	{ "pid_ns", FLT_ROOT_CTX, FLT_CTX_INT, UFC_PID_NS },
+	{ "time_ns", FLT_ROOT_CTX, FLT_CTX_INT, UFC_TIME_NS },
+	{ "user_ns", FLT_ROOT_CTX, FLT_CTX_INT, UFC_USER_NS },
+	{ "uts_ns", FLT_ROOT_CTX, FLT_CTX_INT, UFC_UTS_NS },
+};
+const struct flt_ctx_desc *const ust_filter_ctx = filter_ctx;
+const size_t ust_filter_nr_ctx = ARRAY_SIZE(filter_ctx);
+
+/* A namespace's inode number, as lttng-ust records it; read once per process. */
+static int64_t ns_inode(unsigned int which)
+{
+	static const char *const names[] = { "cgroup", "ipc",  "mnt",  "net",
+					     "pid",    "time", "user", "uts" };
+	static int64_t cache[ARRAY_SIZE(names)];
+	char path[32] = "/proc/self/ns/";
+	int64_t v = __atomic_load_n(&cache[which], __ATOMIC_RELAXED);
+	struct stat st;
+
+	if (v)
+		return v;
+	/* Async-signal-safe: a stat(2), no allocation. */
+	memcpy(path + 14, names[which], strlen(names[which]) + 1);
+	v = stat(path, &st) == 0 ? (int64_t)st.st_ino : -1;
+	__atomic_store_n(&cache[which], v, __ATOMIC_RELAXED);
+	return v;
+}
+
+static int filter_get_ctx(void *opaque, uint32_t id, union strata_filter_arg *ret)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+
+	(void)opaque;
+	switch (id) {
+	case UFC_VPID:
+		ret->s64 = ctx_vpid();
+		return 0;
+	case UFC_VTID:
+		ret->s64 = ctx_vtid();
+		return 0;
+	case UFC_PTHREAD_ID:
+		ret->s64 = (int64_t)(uintptr_t)pthread_self();
+		return 0;
+	case UFC_PROCNAME:
+		ret->ref.ptr = ctx_procname();
+		ret->ref.len = strnlen(ctx_procname(), UST_PROCNAME_LEN);
+		return 0;
+	case UFC_CPU_ID: {
+		int cpu = sched_getcpu();
+
+		ret->s64 = cpu;
+		return cpu < 0;
+	}
+	case UFC_VUID:
+	case UFC_VEUID:
+	case UFC_VSUID:
+		if (getresuid(&ru, &eu, &su) < 0)
+			return 1;
+		ret->s64 = id == UFC_VUID ? ru : id == UFC_VEUID ? eu : su;
+		return 0;
+	case UFC_VGID:
+	case UFC_VEGID:
+	case UFC_VSGID:
+		if (getresgid(&rg, &eg, &sg) < 0)
+			return 1;
+		ret->s64 = id == UFC_VGID ? rg : id == UFC_VEGID ? eg : sg;
+		return 0;
+	default:
+		if (id >= UFC_CGROUP_NS && id <= UFC_UTS_NS) {
+			ret->s64 = ns_inode(id - UFC_CGROUP_NS);
+			return ret->s64 < 0;
+		}
+		return 1;
+	}
+}
+
+static const struct flt_env filter_env = { .get_ctx = filter_get_ctx };
+
+/* Does one of b's filters accept args? No arguments: the probe filled none. */
+static bool filters_accept(const struct ust_binding *b, const union strata_filter_arg *args)
+{
+	if (__builtin_expect(!args, 0))
+		return false;
+	for (uint32_t i = 0; i < b->nr_filters; i++)
+		if (flt_run(b->filters[i], args, &filter_env))
+			return true;
+	return false;
+}
+
 /*
  * Reserve the record of the next binding of ctx's snapshot that takes the
  * event; NULL (and the nesting level given back) once none is left.
@@ -173,6 +307,10 @@ static void *reserve_next(struct strata_ust_ctx *ctx)
 		struct ust_channel *chan = b->chan;
 		size_t len = chan->ctx_len + ctx->payload_len;
 		uint8_t *p;
+
+		/* Before anything is reserved: a rejected event costs no buffer space. */
+		if (__builtin_expect(b->nr_filters != 0, 0) && !filters_accept(b, ctx->args))
+			continue;
 
 		if (__builtin_expect(chan->ops == &ust_ringbuf_backend_ops, 1))
 			p = ust_ringbuf_reserve(chan->backend, ctx, b->id, len);

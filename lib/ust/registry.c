@@ -345,6 +345,14 @@ static int event_publish_locked(struct ust_event *ev, bool sync)
 			for (uint32_t i = 0; i < ev->nr_owned[o]; i++)
 				bs->b[bs->n++] = ev->owned[o][i];
 	}
+	/* Read by the probe (strata_ust_event_filtered()) to fill the filter arguments. */
+	{
+		uint32_t filtered = 0;
+
+		for (uint32_t i = 0; bs && i < bs->n; i++)
+			filtered += bs->b[i].nr_filters != 0;
+		__atomic_store_n(&ev->nr_filtered, filtered, __ATOMIC_RELAXED);
+	}
 	/* Pairs with the acquire load in strata_ust_event_reserve(). */
 	__atomic_store_n(&ev->bindings, bs, __ATOMIC_RELEASE);
 	if (old) {

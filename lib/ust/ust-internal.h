@@ -60,10 +60,19 @@ struct ust_channel {
 	struct ust_channel *next; /* all channels, for lookup and teardown */
 };
 
-/* One channel an event records into, and the event's id in that channel's stream. */
+struct flt_linked;
+
+/*
+ * One channel an event records into, and the event's id in that channel's
+ * stream; with filters, the record is written only when one of them accepts
+ * the event's arguments (the rules of one channel are OR-ed). Filters are
+ * never freed, like the snapshots that point at them.
+ */
 struct ust_binding {
 	struct ust_channel *chan;
 	uint32_t id;
+	uint32_t nr_filters; /* 0: every event */
+	const struct flt_linked *const *filters;
 };
 
 /*
@@ -115,6 +124,11 @@ struct ust_event {
 
 /* event.c */
 void ust_context_fork_reset(void);
+
+/* The $ctx names a user space filter may read (filter/filter.h), for flt_link_ust(). */
+struct flt_ctx_desc;
+extern const struct flt_ctx_desc *const ust_filter_ctx;
+extern const size_t ust_filter_nr_ctx;
 /*
  * Defined by the daemon protocol's app side when linked in (weak): called
  * once from the library constructor. Must return quickly and never block

@@ -149,6 +149,11 @@ static int enable_event_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "ukac:s:f:x:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
+			if (!optarg[0]) {
+				cli_error(
+					"Empty filter expression: give one, or leave --filter out");
+				goto usage;
+			}
 			if (strlen(optarg) > IPC_FILTER_MAX) {
 				cli_error("Filter expression too long (at most %d bytes)",
 					  IPC_FILTER_MAX);

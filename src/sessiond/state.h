@@ -54,6 +54,7 @@ struct sd_event {
 	size_t bytecode_len;
 	uint32_t nr_exclusions; /* user space: names matched by the pattern but excluded */
 	char (*exclusions)[IPC_NAME_MAX]; /* owned */
+	int32_t kernel_rule; /* trace-kernel.c: 1 + the id of its filtered rule, 0: none */
 };
 
 /* One process attribute tracker (track/untrack), as LTTng's. */

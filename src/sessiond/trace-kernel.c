@@ -524,6 +524,80 @@ static int open_streams(struct ks_session *ks, struct ks_channel *kc)
 	return 0;
 }
 
+/*
+ * Enable an event rule in a kernel channel: a plain rule, or a filtered one
+ * whose filter runs in the eBPF program (its id kept in e->kernel_rule).
+ */
+static int rule_enable(struct ks_channel *kc, struct sd_event *e, char *msg)
+{
+	const char *pattern = strcmp(e->name, "*") ? e->name : NULL;
+	int ret;
+
+	if (!e->bytecode)
+		return kernel_channel_enable_event(kc->kc, pattern, event_type(e->type), msg,
+						   IPC_MSG_MAX);
+	if (e->kernel_rule)
+		return 0;
+	ret = kernel_channel_add_filter(kc->kc, pattern, event_type(e->type), e->bytecode,
+					e->bytecode_len, msg, IPC_MSG_MAX);
+	if (ret >= 0)
+		e->kernel_rule = ret + 1;
+	return ret < 0 ? ret : 0;
+}
+
+static void rule_disable(struct ks_channel *kc, struct sd_event *e)
+{
+	if (e->bytecode) {
+		if (e->kernel_rule)
+			kernel_channel_remove_filter(kc->kc, e->kernel_rule - 1);
+		e->kernel_rule = 0;
+		return;
+	}
+	kernel_channel_disable_event(kc->kc, strcmp(e->name, "*") ? e->name : NULL,
+				     event_type(e->type));
+}
+
+static const enum kernel_tracker_attr kernel_attrs[IPC_TRACKER_COUNT] = {
+	[IPC_TRACKER_PID] = KERNEL_TRACKER_PID, [IPC_TRACKER_VPID] = KERNEL_TRACKER_VPID,
+	[IPC_TRACKER_UID] = KERNEL_TRACKER_UID, [IPC_TRACKER_VUID] = KERNEL_TRACKER_VUID,
+	[IPC_TRACKER_GID] = KERNEL_TRACKER_GID, [IPC_TRACKER_VGID] = KERNEL_TRACKER_VGID,
+};
+
+/* The session's kernel tracker attr, in one channel (the eBPF program checks it). */
+static int tracker_apply(struct ks_channel *kc, const struct sd_session *s, uint8_t attr, char *msg)
+{
+	const struct sd_tracker *t = &s->trackers[SD_DOMAIN_INDEX(IPC_DOMAIN_KERNEL)][attr];
+	uint32_t *ids = NULL;
+	int ret;
+
+	if (t->nr_values) {
+		ids = calloc(t->nr_values, sizeof(*ids));
+		if (!ids)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < t->nr_values; i++)
+			ids[i] = (uint32_t)t->values[i].id;
+	}
+	ret = kernel_channel_set_tracker(kc->kc, kernel_attrs[attr],
+					 t->policy == IPC_TRACKER_SET  ? KERNEL_TRACKER_SET :
+					 t->policy == IPC_TRACKER_NONE ? KERNEL_TRACKER_NONE :
+									 KERNEL_TRACKER_ALL,
+					 ids, t->nr_values, msg, IPC_MSG_MAX);
+	free(ids);
+	return ret;
+}
+
+void sdk_tracker_changed(struct sd_daemon *d, struct sd_session *s, uint8_t attr)
+{
+	struct ks_session *ks = s->kernel_priv;
+	char msg[IPC_MSG_MAX] = "";
+
+	(void)d;
+	for (unsigned int i = 0; ks && i < ks->n; i++)
+		if (tracker_apply(&ks->chans[i], s, attr, msg) < 0)
+			log_warn("Failed to apply a kernel tracker of session '%s': %s", s->name,
+				 msg);
+}
+
 /* Create the kernel channels of a session at its first start. */
 static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_session **ret, char *msg)
 {
@@ -584,6 +658,11 @@ static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_sessio
 		if (ret_code < 0)
 			goto err;
 		ks->n++;
+		for (uint8_t a = 0; a < IPC_TRACKER_COUNT; a++) {
+			ret_code = tracker_apply(kc, s, a, msg);
+			if (ret_code < 0)
+				goto err;
+		}
 		for (uint32_t j = 0; j < c->nr_contexts; j++) {
 			ret_code = kernel_channel_add_context(kc->kc, c->contexts[j], msg,
 							      IPC_MSG_MAX);
@@ -595,9 +674,7 @@ static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_sessio
 
 			if (!e->enabled)
 				continue;
-			ret_code = kernel_channel_enable_event(
-				kc->kc, strcmp(e->name, "*") ? e->name : NULL, event_type(e->type),
-				msg, IPC_MSG_MAX);
+			ret_code = rule_enable(kc, e, msg);
 			if (ret_code < 0) {
 				if (!msg[0] || ret_code == -ENOENT)
 					snprintf(
@@ -753,18 +830,15 @@ void sdk_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_chan
 		return;
 	for (unsigned int i = 0; i < ks->n; i++) {
 		struct ks_channel *kc = &ks->chans[i];
-		const char *pattern = strcmp(e->name, "*") ? e->name : NULL;
-
 		if (strcmp(kc->name, c->name) != 0)
 			continue;
 		if (e->enabled) {
-			if (kernel_channel_enable_event(kc->kc, pattern, event_type(e->type), why,
-							sizeof(why)) < 0)
+			if (rule_enable(kc, e, why) < 0)
 				log_warn("Failed to enable kernel event '%s': %s", e->name, why);
 			else if (write_metadata(ks) < 0)
 				log_warn("Failed to rewrite the kernel metadata of '%s'", s->name);
 		} else {
-			kernel_channel_disable_event(kc->kc, pattern, event_type(e->type));
+			rule_disable(kc, e);
 		}
 	}
 }

@@ -15,6 +15,7 @@
 #include "sessiond/trace.h"
 #include "common/common.h"
 #include "common/fs.h"
+#include "filter/filter.h"
 
 static struct sd_daemon *daemon_of(struct sd_state *st)
 {
@@ -29,6 +30,34 @@ static int hook_kernel_check(struct sd_state *st, char *msg)
 static int hook_kernel_check_event(struct sd_state *st, const char *name, uint8_t type, char *msg)
 {
 	return sdk_check_event(daemon_of(st), name, type, msg);
+}
+
+/*
+ * Filters are compiled once, here, for apps and the kernel alike; a refused
+ * expression is shown back with a caret under the error.
+ */
+static int hook_filter_compile(struct sd_state *st, uint8_t domain, const char *expr, void **ret_bc,
+			       size_t *ret_len, char *msg)
+{
+	struct flt_error err = { 0 };
+	char caret[768];
+	int ret;
+
+	(void)st;
+	(void)domain;
+	ret = flt_compile(expr, ret_bc, ret_len, &err);
+	if (ret == -ENOMEM) {
+		snprintf(msg, IPC_MSG_MAX, "Out of memory compiling the filter");
+	} else if (ret < 0) {
+		if (flt_error_caret(expr, &err, caret, sizeof(caret)) < 0)
+			caret[0] = '\0';
+		snprintf(msg, IPC_MSG_MAX, "Invalid filter: %s (at byte %zu)\n%s", err.msg,
+			 err.offset, caret);
+		/* No trailing newline: the CLI adds one. */
+		if (strlen(msg) && msg[strlen(msg) - 1] == '\n')
+			msg[strlen(msg) - 1] = '\0';
+	}
+	return ret;
 }
 
 static int hook_output_check(struct sd_state *st, struct sd_session *s, char *msg)
@@ -87,9 +116,10 @@ static void hook_channel_changed(struct sd_state *st, struct sd_session *s, stru
 static void hook_tracker_changed(struct sd_state *st, struct sd_session *s, uint8_t domain,
 				 uint8_t attr)
 {
-	(void)attr;
 	if (domain == IPC_DOMAIN_UST)
 		sdu_tracker_changed(daemon_of(st), s);
+	else
+		sdk_tracker_changed(daemon_of(st), s, attr);
 }
 
 static void hook_app_ready(struct sd_state *st, struct sd_app *a)
@@ -124,6 +154,7 @@ int sd_trace_init(struct sd_daemon *d)
 	struct sd_hooks *h = &d->state.hooks;
 
 	h->kernel_check = hook_kernel_check;
+	h->filter_compile = hook_filter_compile;
 	h->output_check = hook_output_check;
 	h->kernel_check_event = hook_kernel_check_event;
 	h->session_start = hook_session_start;

@@ -85,6 +85,7 @@ void sdk_session_destroy(struct sd_daemon *d, struct sd_session *s);
 void sdk_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c,
 		       struct sd_event *e);
 void sdk_channel_changed(struct sd_daemon *d, struct sd_session *s, struct sd_channel *c);
+void sdk_tracker_changed(struct sd_daemon *d, struct sd_session *s, uint8_t attr);
 int sdk_list(struct sd_daemon *d, struct ipc_reply *rep);
 void sdk_release(struct sd_daemon *d);
 

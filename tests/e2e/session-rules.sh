@@ -90,4 +90,39 @@ expect 12 "$TRACE" 'hello:tptest' "records of an enabled channel only"
 run 1 disable-channel -u nosuch
 has "$ERR" "Channel 'nosuch' not found" "disable an unknown channel"
 run 0 destroy dc
+
+# Filters: refused with a caret under the error and nothing changed;
+# evaluated in the app (user space) and in the eBPF program (kernel).
+create_session fl
+run 1 enable-event -u 'hello:*' --filter 'intfield + 1 == 2'
+has "$ERR" "Arithmetic operator '+' is not supported" "arithmetic refused"
+has "$ERR" "$(printf 'Error: intfield + 1 == 2\nError:          ^')" "caret under the error"
+run 1 enable-event -u 'hello:*' --filter ''
+has "$ERR" "Empty filter expression" "empty filter"
+run 0 list fl
+case "$OUT" in *hello*) fail "a refused filter added a rule: $OUT" ;; esac
+run 0 enable-event -u 'hello:*' --filter 'intfield < 3 || stringfield == "nomatch*"'
+has "$OUT" "Event hello:*: Filter 'intfield < 3 || stringfield == \"nomatch*\"' successfully set" "filter set"
+run 0 enable-event -u -c c2 'hello:*' --filter '$ctx.procname == "hel*" && intfield >= 5'
+run 0 enable-event -u -c c2 'hello:*' --filter 'nosuchfield == 1'
+kernel=0
+if "$STRATA" enable-event -k --syscall openat --filter "filename == \"$TMP/flt-*\"" >"$TMP/k.out" 2>&1; then
+	kernel=1
+else
+	echo "kernel filter part skipped: $(cat "$TMP/k.out")"
+fi
+run 0 start
+"$HELLO" -n 8 >/dev/null 2>&1 || fail "hello failed"
+: >"$TMP/flt-a"
+cat "$TMP/flt-a" "$TMP/other-file" >/dev/null 2>&1
+cat "$TMP/flt-a" >/dev/null
+run 0 stop
+expect 6 "$TRACE" 'hello:tptest' "3 records of the first rule, 3 of the second (intfield 5..7)"
+if [ "$kernel" = 1 ]; then
+	n=$(count "$TRACE" 'syscall_entry_openat')
+	m=$(count "$TRACE" "filename = \"$TMP/flt-a\"")
+	[ "$n" = "$m" ] && [ "$n" -ge 3 ] ||
+		fail "kernel filter: $n openat records, $m of $TMP/flt-a (expected only those, 3 at least)"
+fi
+run 0 destroy fl
 finish
