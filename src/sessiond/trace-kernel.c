@@ -249,9 +249,53 @@ int sdk_check_event(struct sd_daemon *d, const char *name, uint8_t type, char *m
 
 static enum kernel_event_type event_type(uint8_t t)
 {
-	return t == IPC_EVENT_SYSCALL ? KERNEL_EVENT_SYSCALL :
-	       t == IPC_EVENT_ALL     ? KERNEL_EVENT_ALL :
-					KERNEL_EVENT_TRACEPOINT;
+	switch (t) {
+	case IPC_EVENT_SYSCALL:
+		return KERNEL_EVENT_SYSCALL;
+	case IPC_EVENT_ALL:
+		return KERNEL_EVENT_ALL;
+	case IPC_EVENT_PROBE:
+		return KERNEL_EVENT_PROBE;
+	case IPC_EVENT_FUNCTION:
+		return KERNEL_EVENT_FUNCTION;
+	case IPC_EVENT_USERSPACE_PROBE:
+		return KERNEL_EVENT_USERSPACE_PROBE;
+	case IPC_EVENT_USERSPACE_FUNCTION:
+		return KERNEL_EVENT_USERSPACE_FUNCTION;
+	default:
+		return KERNEL_EVENT_TRACEPOINT;
+	}
+}
+
+int sdk_check_context(struct sd_daemon *d, const char *name, char *msg)
+{
+	int ret = sdk_check(d, msg);
+
+	return ret < 0 ? ret : kernel_context_check(name, msg, IPC_MSG_MAX);
+}
+
+int sdk_check_probe(struct sd_daemon *d, uint8_t type, const char *location, char *msg)
+{
+	int ret = sdk_check(d, msg);
+
+	return ret < 0 ?
+		       ret :
+		       kernel_probe_check(d->kernel, event_type(type), location, msg, IPC_MSG_MAX);
+}
+
+/* Enable (or disable) one event rule in a kernel channel. */
+static int channel_apply_event(struct kernel_channel *kc, const struct sd_event *e, bool on,
+			       char *why, size_t len)
+{
+	const char *pattern = strcmp(e->name, "*") ? e->name : NULL;
+
+	if (e->probe)
+		return on ? kernel_channel_enable_probe(kc, e->name, event_type(e->type), e->probe,
+							why, len) :
+			    kernel_channel_disable_probe(kc, e->name);
+	if (on)
+		return kernel_channel_enable_event(kc, pattern, event_type(e->type), why, len);
+	return kernel_channel_disable_event(kc, pattern, event_type(e->type));
 }
 
 /* Append a finished packet to the stream file and its index entry. */
@@ -595,11 +639,9 @@ static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_sessio
 
 			if (!e->enabled)
 				continue;
-			ret_code = kernel_channel_enable_event(
-				kc->kc, strcmp(e->name, "*") ? e->name : NULL, event_type(e->type),
-				msg, IPC_MSG_MAX);
+			ret_code = channel_apply_event(kc->kc, e, true, msg, IPC_MSG_MAX);
 			if (ret_code < 0) {
-				if (!msg[0] || ret_code == -ENOENT)
+				if (!e->probe && (!msg[0] || ret_code == -ENOENT))
 					snprintf(
 						msg, IPC_MSG_MAX,
 						"Kernel event '%s' matches no %s: run `strata list "
@@ -753,18 +795,16 @@ void sdk_event_changed(struct sd_daemon *d, struct sd_session *s, struct sd_chan
 		return;
 	for (unsigned int i = 0; i < ks->n; i++) {
 		struct ks_channel *kc = &ks->chans[i];
-		const char *pattern = strcmp(e->name, "*") ? e->name : NULL;
 
 		if (strcmp(kc->name, c->name) != 0)
 			continue;
 		if (e->enabled) {
-			if (kernel_channel_enable_event(kc->kc, pattern, event_type(e->type), why,
-							sizeof(why)) < 0)
+			if (channel_apply_event(kc->kc, e, true, why, sizeof(why)) < 0)
 				log_warn("Failed to enable kernel event '%s': %s", e->name, why);
 			else if (write_metadata(ks) < 0)
 				log_warn("Failed to rewrite the kernel metadata of '%s'", s->name);
 		} else {
-			kernel_channel_disable_event(kc->kc, pattern, event_type(e->type));
+			channel_apply_event(kc->kc, e, false, why, sizeof(why));
 		}
 	}
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "common/cleanup.h"
@@ -58,6 +59,22 @@ static void kt_raise_nofile(void)
 	}
 }
 
+/* Whether the kernel loads a program of this type and attach type (a no-op one). */
+static bool kt_prog_type_loads(enum bpf_prog_type type, enum bpf_attach_type attach)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach);
+	int fd = bpf_prog_load(type, "kr_probe_test", "GPL", insns, ARRAY_SIZE(insns), &opts);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 int kt_rec_open(struct kernel_tracer *kt, char *why, size_t len)
 {
 	struct kt_bpf *b;
@@ -78,6 +95,10 @@ int kt_rec_open(struct kernel_tracer *kt, char *why, size_t len)
 	}
 	skel->rodata->kr_ncpu = kt->ncpu;
 	bpf_map__set_max_entries(skel->maps.kr_rbs, KR_MAX_CHAN * kt->ncpu);
+	bpf_map__set_max_entries(skel->maps.kr_ctrs, KR_MAX_CTR * kt->ncpu);
+	/* Kernels before 5.18 refuse the kprobe.multi attach type at load. */
+	kt->have_kprobe_multi = kt_prog_type_loads(BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI);
+	bpf_program__set_autoload(skel->progs.kr_probe_multi, kt->have_kprobe_multi);
 	/*
 	 * The outer map needs an inner template. libbpf 1.1 crashes resizing the
 	 * declared inner map, so hand it a real ring buffer instead.
@@ -286,108 +307,85 @@ void kt_rec_rings_destroy(struct kernel_tracer *kt, unsigned int slot, int *fds)
 	free(fds);
 }
 
-static const struct {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-} kt_perf_names[] = {
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-};
-
-int kt_rec_counter_open(struct kernel_tracer *kt, const char *name, unsigned int *ret_slot,
-			char *why, size_t len)
+int kt_rec_counter_get(struct kernel_tracer *kt, uint32_t type, uint64_t config, const char *name,
+		       unsigned int *ret_slot, char *why, size_t len)
 {
-	struct kr_bpf *skel = kt->skel->skel;
-	struct bpf_map *maps[KR_MAX_CTR] = { skel->maps.kr_ctr0, skel->maps.kr_ctr1,
-					     skel->maps.kr_ctr2, skel->maps.kr_ctr3 };
+	int map = bpf_map__fd(kt->skel->skel->maps.kr_ctrs);
+	unsigned int free_slot = KR_MAX_CTR;
 	struct kt_counter *ctr;
-	size_t i;
-	int err = 0;
+	int err;
 
-	for (unsigned int s = 0; s < kt->nctr; s++) {
-		if (!strcmp(kt->ctr[s].name, name)) {
+	/* Channels recording the same counter share its slot. */
+	for (unsigned int s = 0; s < KR_MAX_CTR; s++) {
+		if (kt->ctr[s].refs && kt->ctr[s].type == type && kt->ctr[s].config == config) {
+			kt->ctr[s].refs++;
 			*ret_slot = s;
 			return 0;
 		}
+		if (!kt->ctr[s].refs && free_slot == KR_MAX_CTR)
+			free_slot = s;
 	}
-	for (i = 0; i < ARRAY_SIZE(kt_perf_names); i++)
-		if (!strcmp(kt_perf_names[i].name, name))
-			break;
-	if (i == ARRAY_SIZE(kt_perf_names)) {
-		snprintf(why, len, "Unknown perf counter 'perf:cpu:%s'", name);
-		return -EINVAL;
-	}
-	if (kt->nctr == KR_MAX_CTR) {
-		snprintf(why, len, "At most %d perf counters can be recorded", KR_MAX_CTR);
+	if (free_slot == KR_MAX_CTR) {
+		snprintf(why, len,
+			 "Failed to add '%s': at most %d distinct perf counters can be recorded at "
+			 "once over all kernel channels; destroy a session using others first",
+			 name, KR_MAX_CTR);
 		return -E2BIG;
 	}
-	ctr = &kt->ctr[kt->nctr];
+	ctr = &kt->ctr[free_slot];
 	ctr->fds = calloc(kt->ncpu, sizeof(int));
 	if (!ctr->fds)
 		return -ENOMEM;
-	for (unsigned int c = 0; c < kt->ncpu; c++) {
-		struct perf_event_attr attr = {
-			.type = kt_perf_names[i].type,
-			.size = sizeof(attr),
-			.config = kt_perf_names[i].config,
-			.pinned = 1,
-		};
-
-		ctr->fds[c] = kt_perf_event_open(&attr, -1, (int)c);
-		if (ctr->fds[c] < 0) {
-			err = -errno;
-			if (kt_perf_names[i].type == PERF_TYPE_HARDWARE &&
-			    (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
-				snprintf(
-					why, len,
-					"Hardware PMU not available: 'perf:cpu:%s' needs a CPU PMU "
-					"(no /sys/bus/event_source/devices/cpu on this machine, "
-					"e.g. a VM without PMU passthrough)",
-					name);
-			else
-				snprintf(why, len, "Failed to open perf counter '%s' on CPU %u: %s",
-					 name, c, strerror(-err));
-			break;
-		}
-		if (bpf_map_update_elem(bpf_map__fd(maps[kt->nctr]), &c, &ctr->fds[c], BPF_ANY)) {
-			err = -errno;
-			snprintf(why, len, "Failed to register perf counter '%s': %s", name,
-				 strerror(-err));
-			break;
-		}
-	}
+	err = kt_counter_open(type, config, name, kt->ncpu, ctr->fds, why, len);
 	if (err) {
-		for (unsigned int c = 0; c < kt->ncpu; c++)
-			if (ctr->fds[c] > 0)
-				close(ctr->fds[c]);
 		free(ctr->fds);
 		ctr->fds = NULL;
 		return err;
 	}
-	snprintf(ctr->name, sizeof(ctr->name), "%s", name);
-	ctr->type = kt_perf_names[i].type;
-	ctr->config = kt_perf_names[i].config;
-	*ret_slot = kt->nctr++;
-	skel->bss->kr_nctr = kt->nctr;
+	for (unsigned int c = 0; c < kt->ncpu; c++) {
+		uint32_t idx = free_slot * kt->ncpu + c;
+
+		if (bpf_map_update_elem(map, &idx, &ctr->fds[c], BPF_ANY)) {
+			err = -errno;
+			snprintf(why, len, "Failed to register perf counter '%s': %s", name,
+				 strerror(-err));
+			ctr->refs = 1;
+			ctr->type = type;
+			ctr->config = config;
+			kt_rec_counter_put(kt, free_slot);
+			return err;
+		}
+	}
+	ctr->refs = 1;
+	ctr->type = type;
+	ctr->config = config;
+	*ret_slot = free_slot;
 	return 0;
+}
+
+void kt_rec_counter_put(struct kernel_tracer *kt, unsigned int slot)
+{
+	struct kt_counter *ctr = &kt->ctr[slot];
+	int map;
+
+	if (slot >= KR_MAX_CTR || !ctr->refs || --ctr->refs)
+		return;
+	map = kt->skel ? bpf_map__fd(kt->skel->skel->maps.kr_ctrs) : -1;
+	for (unsigned int c = 0; c < kt->ncpu; c++) {
+		uint32_t idx = slot * kt->ncpu + c;
+
+		if (map >= 0)
+			bpf_map_delete_elem(map, &idx);
+		if (ctr->fds[c] >= 0)
+			close(ctr->fds[c]);
+	}
+	free(ctr->fds);
+	*ctr = (struct kt_counter){ 0 };
+}
+
+void kt_rec_set_counters(struct kernel_tracer *kt, unsigned int chan_slot, unsigned int mask)
+{
+	__atomic_store_n(&kt->skel->skel->bss->kr_chan_ctr[chan_slot], mask, __ATOMIC_RELEASE);
 }
 
 uint64_t kt_rec_lost(struct kernel_tracer *kt, unsigned int slot, unsigned int cpu)
@@ -418,11 +416,12 @@ void kt_rec_lost_reset(struct kernel_tracer *kt, unsigned int slot)
 void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns)
 {
 	struct kr_bpf *skel = kt->skel->skel;
-	struct bpf_program *progs[3] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
-					 skel->progs.kr_sys_exit };
+	struct bpf_program *progs[5] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
+					 skel->progs.kr_sys_exit, skel->progs.kr_probe,
+					 skel->progs.kr_probe_multi };
 
 	*ret_runs = *ret_ns = 0;
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
 		struct bpf_prog_info info;
 		uint32_t ilen = sizeof(info);
 
@@ -437,11 +436,12 @@ void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *re
 uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt)
 {
 	struct kr_bpf *skel = kt->skel->skel;
-	struct bpf_program *progs[3] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
-					 skel->progs.kr_sys_exit };
+	struct bpf_program *progs[5] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
+					 skel->progs.kr_sys_exit, skel->progs.kr_probe,
+					 skel->progs.kr_probe_multi };
 	uint64_t total = 0;
 
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
 		struct bpf_prog_info info;
 		uint32_t ilen = sizeof(info);
 
@@ -525,14 +525,198 @@ void kt_rec_close(struct kernel_tracer *kt)
 {
 	if (!kt->skel)
 		return;
-	for (unsigned int s = 0; s < kt->nctr; s++) {
-		for (unsigned int c = 0; c < kt->ncpu; c++)
-			if (kt->ctr[s].fds[c] >= 0)
-				close(kt->ctr[s].fds[c]);
-		free(kt->ctr[s].fds);
-	}
-	kt->nctr = 0;
+	/* Channels hold the counters: all are gone by now. */
 	kr_bpf__destroy(kt->skel->skel);
 	free(kt->skel);
 	kt->skel = NULL;
+}
+
+/* --- probes -------------------------------------------------------------- */
+
+int kt_rec_probe_desc(struct kernel_tracer *kt, uint32_t key, unsigned int flags)
+{
+	struct kr_probe_desc d = { .flags = flags };
+	uint32_t idx = key - KR_KEY_PROBE;
+
+	if (idx >= KR_MAX_PROBES)
+		return -EINVAL;
+	return bpf_map_update_elem(bpf_map__fd(kt->skel->skel->maps.kr_probes), &idx, &d, BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
+/* A dynamic PMU's type (uprobe, kprobe): >= 0, or -errno when the kernel has none. */
+static int kt_pmu_type(const char *pmu)
+{
+	char path[128];
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	r = kt_read_file(path, &text, NULL);
+	return r < 0 ? r : (int)strtol(text, NULL, 10);
+}
+
+/* The config bit a PMU format names ("config:0"); default when unreadable. */
+static int kt_pmu_bit(const char *pmu, const char *field, int dflt)
+{
+	char path[160];
+	_cleanup_free_ char *text = NULL;
+	int bit;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/%s", pmu, field);
+	if (kt_read_file(path, &text, NULL) < 0 || sscanf(text, "config:%d", &bit) != 1)
+		return dflt;
+	return bit;
+}
+
+/* perf_event_open a probe PMU event, link the probe program with key as cookie. */
+static int kt_attach_pmu(struct kernel_tracer *kt, struct perf_event_attr *attr, uint32_t key)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = key);
+	int pfd, link, err;
+
+	/* pid -1, cpu 0: the probe fires in every process on every CPU (a system-wide event). */
+	pfd = kt_perf_event_open(attr, -1, 0);
+	if (pfd < 0)
+		return -errno;
+	link = bpf_link_create(bpf_program__fd(kt->skel->skel->progs.kr_probe), pfd, BPF_PERF_EVENT,
+			       &opts);
+	err = -errno;
+	close(pfd);
+	return link < 0 ? err : link;
+}
+
+int kt_rec_attach_uprobe(struct kernel_tracer *kt, uint32_t key, const char *path, uint64_t offset,
+			 uint64_t ref_ctr_offset, bool ret, char *why, size_t len)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = kt_pmu_type("uprobe"), link;
+
+	if (type < 0) {
+		snprintf(why, len,
+			 "Failed to attach a uprobe: the kernel has no uprobe PMU "
+			 "(/sys/bus/event_source/devices/uprobe: CONFIG_UPROBE_EVENTS)");
+		return -ENOTSUP;
+	}
+	attr.type = (uint32_t)type;
+	attr.config1 = (uint64_t)(uintptr_t)path;
+	attr.config2 = offset;
+	if (ret)
+		attr.config |= 1ULL << kt_pmu_bit("uprobe", "retprobe", 0);
+	/* USDT semaphores: the kernel counts the probe's users there while attached. */
+	if (ref_ctr_offset)
+		attr.config |= ref_ctr_offset << kt_pmu_bit("uprobe", "ref_ctr_offset", 32);
+	link = kt_attach_pmu(kt, &attr, key);
+	if (link < 0)
+		snprintf(why, len, "Failed to attach a %s to '%s' at offset 0x%llx: %s",
+			 ret ? "uretprobe" : "uprobe", path, (unsigned long long)offset,
+			 strerror(-link));
+	return link;
+}
+
+static const char *kt_kprobe_multi_why(int err)
+{
+	switch (err) {
+	case -EOPNOTSUPP:
+		return "the kernel has no fprobe (CONFIG_FPROBE)";
+	case -EPERM:
+	case -EACCES:
+		return "not permitted by this kernel";
+	case -ESRCH:
+	case -ENOENT:
+		return "the function cannot be traced (not in available_filter_functions)";
+	default:
+		return strerror(-err);
+	}
+}
+
+/*
+ * Why BPF trampolines (fentry/fexit) are no way here, for the refusal
+ * message: a fentry program bound to sym that loads means they would work.
+ */
+static void kt_fentry_why(const char *sym, char *out, size_t len)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct btf *btf = sym ? btf__load_vmlinux_btf() : NULL;
+	int id = btf ? btf__find_by_name_kind(btf, sym, BTF_KIND_FUNC) : -ENOENT;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = id > 0 ? (uint32_t)id : 0);
+	int fd;
+
+	btf__free(btf);
+	if (!sym || id <= 0) {
+		snprintf(out, len, "no BTF function to attach to");
+		return;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "kr_fentry_test", "GPL", insns, ARRAY_SIZE(insns),
+			   &opts);
+	if (fd >= 0) {
+		close(fd);
+		snprintf(out, len,
+			 "loads, but strata attaches one recorder program to many probes by "
+			 "cookie, which needs kprobe.multi or kprobes");
+		return;
+	}
+	snprintf(out, len, "BPF trampolines not permitted by this kernel (BPF_PROG_LOAD: %s)",
+		 strerror(errno));
+}
+
+int kt_rec_attach_kprobe(struct kernel_tracer *kt, uint32_t key, const char *sym, uint64_t addr,
+			 uint64_t offset, bool ret, char *why, size_t len)
+{
+	char multi_why[160], pmu_why[200], fentry_why[200];
+	int type, link;
+
+	/* kprobe.multi (fprobe): function entries only. */
+	if (!kt->have_kprobe_multi) {
+		snprintf(multi_why, sizeof(multi_why),
+			 "the kernel does not know the attach type (Linux < 5.18)");
+	} else if (offset) {
+		snprintf(multi_why, sizeof(multi_why), "function entries only, not +%llu",
+			 (unsigned long long)offset);
+	} else {
+		unsigned long long cookie = key;
+		unsigned long a = (unsigned long)addr;
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .syms = sym ? &sym : NULL,
+			    .addrs = sym ? NULL : &a, .cnt = 1, .cookies = &cookie,
+			    .retprobe = ret);
+		struct bpf_link *l = bpf_program__attach_kprobe_multi_opts(
+			kt->skel->skel->progs.kr_probe_multi, NULL, &mo);
+
+		if (l) {
+			/* Keep the kernel link, drop libbpf's wrapper. */
+			link = dup(bpf_link__fd(l));
+			bpf_link__destroy(l);
+			if (link >= 0)
+				return link;
+		}
+		snprintf(multi_why, sizeof(multi_why), "%s", kt_kprobe_multi_why(-errno));
+	}
+	type = kt_pmu_type("kprobe");
+	if (type < 0) {
+		snprintf(pmu_why, sizeof(pmu_why),
+			 "the kernel has no kprobe PMU (/sys/bus/event_source/devices/kprobe: "
+			 "CONFIG_KPROBE_EVENTS)");
+	} else {
+		struct perf_event_attr attr = { .size = sizeof(attr), .type = (uint32_t)type };
+
+		attr.config1 = sym ? (uint64_t)(uintptr_t)sym : 0;
+		attr.config2 = sym ? offset : addr;
+		if (ret)
+			attr.config |= 1ULL << kt_pmu_bit("kprobe", "retprobe", 0);
+		link = kt_attach_pmu(kt, &attr, key);
+		if (link >= 0)
+			return link;
+		snprintf(pmu_why, sizeof(pmu_why), "%s", strerror(-link));
+	}
+	kt_fentry_why(sym, fentry_why, sizeof(fentry_why));
+	snprintf(why, len,
+		 "Kernel %s probes are not available on this kernel: kprobe.multi: %s; kprobes: "
+		 "%s; fentry/fexit: %s",
+		 ret ? "function return" : "function", multi_why, pmu_why, fentry_why);
+	return -ENOTSUP;
 }
