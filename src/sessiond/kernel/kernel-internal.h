@@ -164,6 +164,11 @@ uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt);
 /* Runs and run time of the recorder's programs (counted while BPF stats are enabled). */
 void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns);
 void kt_rec_detach_all(struct kernel_tracer *kt);
+/*
+ * Close links (set to -1), at least min of them through a background reaper
+ * process (detaching costs ~120 ms each in the kernel), fewer directly.
+ */
+void kt_rec_reap_links(int *links, size_t n, size_t min);
 
 /* consumer.c: one thread per channel. */
 int kt_consumer_start(struct kernel_channel *ch);

