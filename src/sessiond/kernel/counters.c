@@ -72,8 +72,14 @@ int kt_context_parse(const char *name, struct kt_ctx *ret, struct ctx_perf *ret_
 	};
 	struct ctx_perf p;
 	struct kt_ctx c = { 0 };
-	int r = ctx_perf_parse(name, &p, why, len);
+	int r;
 
+	if (strlen(name) >= sizeof(c.field)) {
+		snprintf(why, len, "Context type '%.64s...' is too long (%zu bytes at most)", name,
+			 sizeof(c.field) - 1);
+		return -ENAMETOOLONG;
+	}
+	r = ctx_perf_parse(name, &p, why, len);
 	if (r < 0)
 		return r;
 	if (r > 0) {

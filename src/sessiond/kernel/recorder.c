@@ -365,10 +365,13 @@ int kt_rec_counter_get(struct kernel_tracer *kt, uint32_t type, uint64_t config,
 
 void kt_rec_counter_put(struct kernel_tracer *kt, unsigned int slot)
 {
-	struct kt_counter *ctr = &kt->ctr[slot];
+	struct kt_counter *ctr;
 	int map;
 
-	if (slot >= KR_MAX_CTR || !ctr->refs || --ctr->refs)
+	if (slot >= KR_MAX_CTR)
+		return;
+	ctr = &kt->ctr[slot];
+	if (!ctr->refs || --ctr->refs)
 		return;
 	map = kt->skel ? bpf_map__fd(kt->skel->skel->maps.kr_ctrs) : -1;
 	for (unsigned int c = 0; c < kt->ncpu; c++) {
