@@ -353,5 +353,7 @@ out:
 	free(st.threads);
 	free(st.scratch);
 	strata_ctf_reader_destroy(reader);
+	if (status)
+		an_result_release(res); /* *res is filled only on success */
 	return status;
 }

@@ -40,7 +40,8 @@ struct an_result {
  * Pair entry events named entry with return events named ret in the
  * traces at or below path: each return closes the innermost open entry of
  * its thread (tid, else vtid), so nesting and recursion pair as calls do.
- * Returns 0, or a CLI exit status (enum cli_exit) after printing an error.
+ * Returns 0, or a CLI exit status (enum cli_exit) after printing an error
+ * (*res is then empty).
  */
 int an_pairs_run(const char *path, const char *entry, const char *ret, struct an_result *res);
 void an_result_release(struct an_result *res);
