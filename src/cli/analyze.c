@@ -111,6 +111,13 @@ static void an_print_json(const struct an_result *r, const struct an_out *outs, 
 	printf("}}\n");
 }
 
+/* A table cell: 3 decimals, never "-0.000". */
+static double an_cell(double v)
+{
+	v = round(v * 1000) / 1000;
+	return v == 0 ? 0 : v;
+}
+
 static void an_print_text(const struct an_result *r, const struct an_out *outs, unsigned int n,
 			  const char *entry, const char *ret, const char *baseline,
 			  const struct an_result *base)
@@ -139,14 +146,14 @@ static void an_print_text(const struct an_result *r, const struct an_out *outs, 
 
 		snprintf(label, sizeof(label), "%s:", outs[i].name);
 		printf("    %-*s %10llu %12.3f ", w, label, (unsigned long long)outs[i].count,
-		       outs[i].mean);
+		       an_cell(outs[i].mean));
 		if (isnan(outs[i].stddev))
 			printf("%12s", "-");
 		else
-			printf("%12.3f", outs[i].stddev);
-		printf(" %12.3f %12.3f", outs[i].min, outs[i].max);
+			printf("%12.3f", an_cell(outs[i].stddev));
+		printf(" %12.3f %12.3f", an_cell(outs[i].min), an_cell(outs[i].max));
 		if (outs[i].has_baseline)
-			printf(" %12.3f", outs[i].baseline);
+			printf(" %12.3f", an_cell(outs[i].baseline));
 		else if (base)
 			printf(" %12s", "-");
 		printf("\n");
