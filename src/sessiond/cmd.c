@@ -18,6 +18,7 @@
 
 #include "sessiond/state.h"
 #include "common/common.h"
+#include "common/context-names.h"
 
 static void _printf_(3, 4) reply_error(struct ipc_reply *rep, int status, const char *fmt, ...)
 {
@@ -970,6 +971,29 @@ static void context_normalize(uint8_t domain, const char *in, char *out)
 	copy_str(out, IPC_NAME_MAX, in);
 }
 
+/* Distinct perf counters (type, config) of a channel's contexts plus more. */
+static unsigned int count_counters(const struct sd_channel *c, char (*more)[IPC_NAME_MAX],
+				   uint32_t nr_more)
+{
+	struct ctx_perf seen[SD_MAX_KERNEL_COUNTERS + 1];
+	unsigned int n = 0;
+	char why[128];
+
+	for (uint32_t i = 0; i < c->nr_contexts + nr_more; i++) {
+		const char *name = i < c->nr_contexts ? c->contexts[i] : more[i - c->nr_contexts];
+		struct ctx_perf p;
+		bool dup = false;
+
+		if (ctx_perf_parse(name, &p, why, sizeof(why)) != 1)
+			continue;
+		for (unsigned int j = 0; j < n && !dup; j++)
+			dup = seen[j].type == p.type && seen[j].config == p.config;
+		if (!dup && n < SD_MAX_KERNEL_COUNTERS + 1)
+			seen[n++] = p;
+	}
+	return n;
+}
+
 static bool channel_has_context(const struct sd_channel *c, const char *name)
 {
 	for (uint32_t i = 0; i < c->nr_contexts; i++)
@@ -1063,6 +1087,14 @@ static void cmd_add_context(struct sd_state *st, const struct ipc_request *req,
 				    c->name, max,
 				    req->domain == IPC_DOMAIN_UST ? " for a user space channel" :
 								    "");
+			goto out;
+		}
+		if (req->domain == IPC_DOMAIN_KERNEL &&
+		    count_counters(c, norm, req->nr_names) > SD_MAX_KERNEL_COUNTERS) {
+			reply_error(rep, -ENOSPC,
+				    "Too many perf counters in channel '%s': at most %d distinct "
+				    "ones are recorded at once",
+				    c->name, SD_MAX_KERNEL_COUNTERS);
 			goto out;
 		}
 		arr = realloc(c->contexts, (c->nr_contexts + req->nr_names) * sizeof(*arr));

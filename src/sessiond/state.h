@@ -28,6 +28,9 @@
 #define SD_MAX_SESSIONS IPC_MAX_SESSIONS
 #define SD_MAX_CHANNELS 128 /* per domain */
 #define SD_MAX_EVENTS 8192 /* per channel */
+/* Distinct perf counters a kernel channel records: the recorder's counter
+ * slots (KR_MAX_CTR in src/sessiond/bpf/recorder-abi.h). */
+#define SD_MAX_KERNEL_COUNTERS 8
 
 /* Channel defaults, as lttng's (ust per-UID 512 KiB x 4, kernel 1 MiB x 4). */
 #define SD_UST_SUBBUF_SIZE (512u * 1024)

@@ -95,6 +95,8 @@ struct ks_session {
 	int64_t clock_offset;
 };
 
+_Static_assert(SD_MAX_KERNEL_COUNTERS == KERNEL_MAX_COUNTERS, "state.h and kernel.h disagree");
+
 /* Bounds of STRATA_SESSIOND_TEST_RECORD_DELAY's milliseconds. */
 #define SDK_TEST_DELAY_MAX_MS 1000
 

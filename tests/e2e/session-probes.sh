@@ -87,6 +87,11 @@ run 1 add-context -k -t perf:thread:page-fault
 has "$ERR" "per-thread user-space counter" "perf:thread in the kernel"
 run 1 add-context -k -t perf:cpu:raw:zz:x
 has "$ERR" "rNNN" "malformed raw counter"
+# Nine distinct counters: one more than the recorder's slots.
+run 1 add-context -k -t perf:cpu:cpu-clock -t perf:cpu:task-clock -t perf:cpu:page-fault \
+	-t perf:cpu:major-faults -t perf:cpu:minor-faults -t perf:cpu:cs -t perf:cpu:migrations \
+	-t perf:cpu:alignment-faults -t perf:cpu:emulation-faults
+has "$ERR" "at most 8 distinct" "nine counters"
 no_contexts "refused contexts"
 
 # --- kernel probes ------------------------------------------------------------

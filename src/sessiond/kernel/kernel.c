@@ -19,6 +19,8 @@
 
 #include "common/common.h"
 
+_Static_assert(KERNEL_MAX_COUNTERS == KR_MAX_CTR, "kernel.h and recorder-abi.h disagree");
+
 #define KT_DEFAULT_SUBBUF (1u << 20)
 #define KT_DEFAULT_NUM_SUBBUF 4
 #define KT_MAX_RING (1u << 30)

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #define KERNEL_MAX_CHANNELS 4
+#define KERNEL_MAX_COUNTERS 8 /* distinct perf counters open at once, over all channels */
 
 struct kernel_tracer;
 struct kernel_channel;
@@ -154,7 +155,7 @@ int kernel_context_check(const char *name, char *why, size_t len);
  * hostname, or a perf counter with LTTng's names (lib/common/context-names.h:
  * perf:cpu:NAME, perf:NAME, perf:cpu:raw:rNNN:NAME). The channel opens its
  * counters on every CPU (shared with channels recording the same one) and
- * closes them when destroyed; at most KR_MAX_CTR distinct counters are open
+ * closes them when destroyed; at most KERNEL_MAX_COUNTERS distinct ones are open
  * at once over all channels. Counters the machine cannot open fail with a
  * reason. Only before start.
  */
