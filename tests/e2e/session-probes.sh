@@ -113,6 +113,7 @@ if "$STRATA" enable-event -k --function="$sym" kfn >"$TMP/out" 2>"$TMP/err"; the
 	run 0 enable-event -k --syscall getppid
 else
 	err=$(cat "$TMP/err")
+	echo "kernel function probes refused here, their recording path is not tested: $err"
 	for feature in kprobe.multi kprobes fentry/fexit; do
 		has "$err" "$feature:" "--function refusal names $feature"
 	done
