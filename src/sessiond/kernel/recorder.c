@@ -644,28 +644,52 @@ static void kt_fentry_why(const char *sym, char *out, size_t len)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	struct btf *btf = sym ? btf__load_vmlinux_btf() : NULL;
-	int id = btf ? btf__find_by_name_kind(btf, sym, BTF_KIND_FUNC) : -ENOENT;
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
-		    .attach_btf_id = id > 0 ? (uint32_t)id : 0);
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id = btf && sym ? btf__find_by_name_kind(btf, sym, BTF_KIND_FUNC) : -ENOENT;
+	const char *tried = sym;
 	int fd;
 
-	btf__free(btf);
-	if (!sym || id <= 0) {
-		snprintf(out, len, "no BTF function to attach to");
+	if (!btf) {
+		snprintf(out, len, "no kernel BTF");
 		return;
 	}
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "kr_fentry_test", "GPL", insns, ARRAY_SIZE(insns),
-			   &opts);
+	/* No BTF for this function (an address, a syscall wrapper): try a common one. */
+	if (id <= 0) {
+		id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
+		tried = "vfs_read";
+	}
+	for (uint32_t t = 1; id <= 0 && t < btf__type_cnt(btf); t++) {
+		const struct btf_type *bt = btf__type_by_id(btf, t);
+
+		if (bt && btf_is_func(bt)) {
+			id = (int)t;
+			tried = btf__name_by_offset(btf, bt->name_off);
+		}
+	}
+	if (id <= 0) {
+		btf__free(btf);
+		snprintf(out, len, "no function in the kernel's BTF");
+		return;
+	}
+	{
+		LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+			    .attach_btf_id = (uint32_t)id);
+
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "kr_fentry_test", "GPL", insns,
+				   ARRAY_SIZE(insns), &opts);
+	}
 	if (fd >= 0) {
 		close(fd);
 		snprintf(out, len,
 			 "loads, but strata attaches one recorder program to many probes by "
 			 "cookie, which needs kprobe.multi or kprobes");
-		return;
+	} else {
+		snprintf(out, len,
+			 "BPF trampolines not permitted by this kernel (BPF_PROG_LOAD of a fentry "
+			 "program on '%s': %s)",
+			 tried ? tried : "?", strerror(errno));
 	}
-	snprintf(out, len, "BPF trampolines not permitted by this kernel (BPF_PROG_LOAD: %s)",
-		 strerror(errno));
+	btf__free(btf);
 }
 
 int kt_rec_attach_kprobe(struct kernel_tracer *kt, uint32_t key, const char *sym, uint64_t addr,
