@@ -964,13 +964,6 @@ static void cmd_disable_event(struct sd_state *st, const struct ipc_request *req
 
 /* --- contexts ---------------------------------------------------------- */
 
-/* Context types are kept as given: LTTng names the field of perf:NAME perf_NAME. */
-static void context_normalize(uint8_t domain, const char *in, char *out)
-{
-	(void)domain;
-	copy_str(out, IPC_NAME_MAX, in);
-}
-
 /* Distinct perf counters (type, config) of a channel's contexts plus more. */
 static unsigned int count_counters(const struct sd_channel *c, char (*more)[IPC_NAME_MAX],
 				   uint32_t nr_more)
@@ -1024,7 +1017,8 @@ static void cmd_add_context(struct sd_state *st, const struct ipc_request *req,
 		return;
 	}
 	for (uint32_t i = 0; i < req->nr_names; i++) {
-		context_normalize(req->domain, req->names[i], norm[i]);
+		/* Kept as given: LTTng names the field of perf:NAME perf_NAME. */
+		copy_str(norm[i], IPC_NAME_MAX, req->names[i]);
 		ret = sd_context_check(req->domain, norm[i], rep->message);
 		if (ret < 0) {
 			rep->status = ret;
