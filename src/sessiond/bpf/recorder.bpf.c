@@ -534,51 +534,70 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 
 /*
  * kprobes, kretprobes, uprobes and uretprobes (their perf events link this
- * program with the probe's key as cookie), and kprobe.multi links. The
- * payload is LTTng's: ip, the probed address (for a return, the function's),
- * and for function entry/return events parent_ip, the caller's return
- * address: read at [sp] on entry (the call just pushed it), the instruction
- * pointer on return (the kernel sets it to the return address before
- * running return handlers).
+ * program with the probe's key as cookie), kprobe.multi links, and fentry/
+ * fexit programs. The payload is LTTng's: ip, the probed address (for a
+ * return, the function's), and for function entry/return events parent_ip,
+ * the caller's return address.
  */
-static __always_inline int kr_probe_run(struct pt_regs *ctx)
+static __always_inline void kr_probe_emit(struct kr_scratch *sc, __u32 key, unsigned int want,
+					  __u64 ts, __u64 ip, bool has_parent, __u64 parent)
 {
-	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
-	__u64 ts = bpf_ktime_get_ns();
-	struct kr_probe_desc *d;
-	unsigned int want, off, plen = 8;
-	struct kr_scratch *sc;
-	__u32 idx = key - KR_KEY_PROBE;
+	unsigned int off = kr_fill_header(sc, key, want, ts), plen = 8;
 	__u64 *p;
+
+	asm volatile("" : "+r"(off));
+	off &= 255;
+	p = (__u64 *)(sc->buf + off);
+	p[0] = ip;
+	if (has_parent) {
+		p[1] = parent;
+		plen = 16;
+	}
+	((struct kr_rec *)sc->buf)->len = plen;
+	kr_output(sc, off + plen, want);
+}
+
+/* The key's channels, descriptor and scratch buffer; 0 when nothing records it. */
+static __always_inline unsigned int kr_probe_begin(__u32 key, struct kr_probe_desc **d,
+						   struct kr_scratch **sc)
+{
+	__u32 idx = key - KR_KEY_PROBE;
+	unsigned int want;
 
 	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
 		return 0;
 	want = kr_channels_for(key);
 	if (!want)
 		return 0;
-	d = bpf_map_lookup_elem(&kr_probes, &idx);
-	sc = kr_buf();
-	if (!d || !sc)
-		return 0;
-	off = kr_fill_header(sc, key, want, ts);
-	asm volatile("" : "+r"(off));
-	off &= 255;
-	p = (__u64 *)(sc->buf + off);
-	p[0] = bpf_get_func_ip(ctx);
-	if (d->flags & KR_PROBE_PARENT) {
-		__u64 parent = 0;
+	*d = bpf_map_lookup_elem(&kr_probes, &idx);
+	*sc = kr_buf();
+	return *d && *sc ? want : 0;
+}
 
+/*
+ * Probes with registers: parent_ip is read at [sp] on entry (the call just
+ * pushed it) and is the instruction pointer on return (the kernel sets it to
+ * the return address before running return handlers).
+ */
+static __always_inline int kr_probe_run(struct pt_regs *ctx)
+{
+	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 ts = bpf_ktime_get_ns(), parent = 0;
+	struct kr_probe_desc *d = NULL;
+	struct kr_scratch *sc = NULL;
+	unsigned int want = kr_probe_begin(key, &d, &sc);
+
+	if (!want || !d || !sc)
+		return 0;
+	if (d->flags & KR_PROBE_PARENT) {
 		if (d->flags & KR_PROBE_RETURN)
 			parent = PT_REGS_IP(ctx);
 		else if (d->flags & KR_PROBE_USER)
 			bpf_probe_read_user(&parent, sizeof(parent), (void *)PT_REGS_SP(ctx));
 		else
 			bpf_probe_read_kernel(&parent, sizeof(parent), (void *)PT_REGS_SP(ctx));
-		p[1] = parent;
-		plen = 16;
 	}
-	((struct kr_rec *)sc->buf)->len = plen;
-	kr_output(sc, off + plen, want);
+	kr_probe_emit(sc, key, want, ts, bpf_get_func_ip(ctx), d->flags & KR_PROBE_PARENT, parent);
 	return 0;
 }
 
@@ -592,4 +611,52 @@ SEC("kprobe.multi")
 int kr_probe_multi(struct pt_regs *ctx)
 {
 	return kr_probe_run(ctx);
+}
+
+/*
+ * fentry/fexit have no registers: the kernel stack, unwound from here,
+ * passes through the traced function just after its patched first
+ * instruction (the trampoline's call), and the next entry is its caller.
+ */
+#define KR_TRACE_STACK 8
+static __always_inline __u64 kr_trace_parent(void *ctx, __u64 ip)
+{
+	__u64 st[KR_TRACE_STACK];
+	long n = bpf_get_stack(ctx, st, sizeof(st), 0);
+
+#pragma unroll
+	for (int i = 0; i + 1 < KR_TRACE_STACK; i++)
+		if ((long)(i + 2) * 8 <= n && st[i] > ip && st[i] - ip <= 16)
+			return st[i + 1];
+	return 0;
+}
+
+static __always_inline int kr_trace_run(void *ctx)
+{
+	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 ts = bpf_ktime_get_ns(), ip, parent = 0;
+	struct kr_probe_desc *d = NULL;
+	struct kr_scratch *sc = NULL;
+	unsigned int want = kr_probe_begin(key, &d, &sc);
+
+	if (!want || !d || !sc)
+		return 0;
+	ip = bpf_get_func_ip(ctx);
+	if (d->flags & KR_PROBE_PARENT)
+		parent = kr_trace_parent(ctx, ip);
+	kr_probe_emit(sc, key, want, ts, ip, d->flags & KR_PROBE_PARENT, parent);
+	return 0;
+}
+
+/* Loaded per kernel function, in another instance of this object sharing its maps. */
+SEC("fentry")
+int kr_fentry(void *ctx)
+{
+	return kr_trace_run(ctx);
+}
+
+SEC("fexit")
+int kr_fexit(void *ctx)
+{
+	return kr_trace_run(ctx);
 }

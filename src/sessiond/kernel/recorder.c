@@ -99,6 +99,9 @@ int kt_rec_open(struct kernel_tracer *kt, char *why, size_t len)
 	/* Kernels before 5.18 refuse the kprobe.multi attach type at load. */
 	kt->have_kprobe_multi = kt_prog_type_loads(BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI);
 	bpf_program__set_autoload(skel->progs.kr_probe_multi, kt->have_kprobe_multi);
+	/* Bound to one function at load: loaded per probe (kt_attach_fentry()). */
+	bpf_program__set_autoload(skel->progs.kr_fentry, false);
+	bpf_program__set_autoload(skel->progs.kr_fexit, false);
 	/*
 	 * The outer map needs an inner template. libbpf 1.1 crashes resizing the
 	 * declared inner map, so hand it a real ring buffer instead.
@@ -634,62 +637,72 @@ static const char *kt_kprobe_multi_why(int err)
 	}
 }
 
-/*
- * Why BPF trampolines (fentry/fexit) are no way here, for the refusal
- * message: a fentry program bound to sym that loads means they would work.
- */
-static void kt_fentry_why(const char *sym, char *out, size_t len)
+static const char *kt_fentry_err(int err)
 {
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	struct btf *btf = btf__load_vmlinux_btf();
-	int id = btf && sym ? btf__find_by_name_kind(btf, sym, BTF_KIND_FUNC) : -ENOENT;
-	const char *tried = sym;
-	int fd;
-
-	if (!btf) {
-		snprintf(out, len, "no kernel BTF");
-		return;
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "BPF trampolines not permitted by this kernel";
+	case -ESRCH:
+	case -ENOENT:
+		return "the function has no BTF entry (an address, a syscall wrapper, an "
+		       "inlined function)";
+	case -EINVAL:
+		return "the kernel refuses the program (cookies on fentry need Linux >= 5.19)";
+	default:
+		return strerror(-err);
 	}
-	/* No BTF for this function (an address, a syscall wrapper): try a common one. */
-	if (id <= 0) {
-		id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
-		tried = "vfs_read";
-	}
-	for (uint32_t t = 1; id <= 0 && t < btf__type_cnt(btf); t++) {
-		const struct btf_type *bt = btf__type_by_id(btf, t);
+}
 
-		if (bt && btf_is_func(bt)) {
-			id = (int)t;
-			tried = btf__name_by_offset(btf, bt->name_off);
+/*
+ * fentry/fexit: a program bound to sym when loaded, so another instance of
+ * the recorder object holding only kr_fentry or kr_fexit, sharing every map
+ * of the loaded recorder (rings, enable bitmaps, knobs, counters). The link
+ * keeps its program; the instance is dropped once attached.
+ */
+static int kt_attach_fentry(struct kernel_tracer *kt, uint32_t key, const char *sym, bool ret,
+			    char *why, size_t len)
+{
+	struct kr_bpf *s = kr_bpf__open();
+	struct bpf_program *prog, *p;
+	struct bpf_map *m;
+	int err = 0, link = -1;
+
+	if (!s) {
+		err = -errno;
+		snprintf(why, len, "cannot open the recorder: %s", strerror(-err));
+		return err;
+	}
+	prog = ret ? s->progs.kr_fexit : s->progs.kr_fentry;
+	bpf_object__for_each_program(p, s->obj) bpf_program__set_autoload(p, p == prog);
+	err = bpf_program__set_attach_target(prog, 0, sym);
+	bpf_object__for_each_map(m, s->obj)
+	{
+		struct bpf_map *orig =
+			bpf_object__find_map_by_name(kt->skel->skel->obj, bpf_map__name(m));
+
+		if (!err)
+			err = orig ? bpf_map__reuse_fd(m, bpf_map__fd(orig)) : -ENOENT;
+	}
+	if (!err)
+		err = kr_bpf__load(s);
+	if (!err) {
+		LIBBPF_OPTS(bpf_trace_opts, o, .cookie = key);
+		struct bpf_link *l = bpf_program__attach_trace_opts(prog, &o);
+
+		if (!l) {
+			err = -errno;
+		} else {
+			/* Keep the kernel link, drop libbpf's wrapper. */
+			link = dup(bpf_link__fd(l));
+			err = link < 0 ? -errno : 0;
+			bpf_link__destroy(l);
 		}
 	}
-	if (id <= 0) {
-		btf__free(btf);
-		snprintf(out, len, "no function in the kernel's BTF");
-		return;
-	}
-	{
-		LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
-			    .attach_btf_id = (uint32_t)id);
-
-		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "kr_fentry_test", "GPL", insns,
-				   ARRAY_SIZE(insns), &opts);
-	}
-	if (fd >= 0) {
-		close(fd);
-		snprintf(out, len,
-			 "loads, but strata attaches one recorder program to many probes by "
-			 "cookie, which needs kprobe.multi or kprobes");
-	} else {
-		snprintf(out, len,
-			 "BPF trampolines not permitted by this kernel (BPF_PROG_LOAD of a fentry "
-			 "program on '%s': %s)",
-			 tried ? tried : "?", strerror(errno));
-	}
-	btf__free(btf);
+	kr_bpf__destroy(s);
+	if (err)
+		snprintf(why, len, "%s (%s)", kt_fentry_err(err), strerror(-err));
+	return err ? err : link;
 }
 
 int kt_rec_attach_kprobe(struct kernel_tracer *kt, uint32_t key, const char *sym, uint64_t addr,
@@ -740,7 +753,15 @@ int kt_rec_attach_kprobe(struct kernel_tracer *kt, uint32_t key, const char *sym
 			return link;
 		snprintf(pmu_why, sizeof(pmu_why), "%s", strerror(-link));
 	}
-	kt_fentry_why(sym, fentry_why, sizeof(fentry_why));
+	/* BPF trampolines: functions with BTF, at their entry. */
+	if (!sym || offset) {
+		snprintf(fentry_why, sizeof(fentry_why), "%s",
+			 sym ? "function entries only" : "functions by name only (BTF)");
+	} else {
+		link = kt_attach_fentry(kt, key, sym, ret, fentry_why, sizeof(fentry_why));
+		if (link >= 0)
+			return link;
+	}
 	snprintf(why, len,
 		 "Kernel %s probes are not available on this kernel: kprobe.multi: %s; kprobes: "
 		 "%s; fentry/fexit: %s",
