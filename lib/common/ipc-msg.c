@@ -10,7 +10,7 @@
 
 /* Smallest wire size of each repeated element, for count checks. */
 #define WIRE_STR_MIN 4
-#define WIRE_EVENT_MIN (WIRE_STR_MIN + 1 + 1 + 1 + 4 + WIRE_STR_MIN + 4)
+#define WIRE_EVENT_MIN (WIRE_STR_MIN + 1 + 1 + 1 + 4 + WIRE_STR_MIN + 4 + WIRE_STR_MIN)
 #define WIRE_CHANNEL_MIN (WIRE_STR_MIN + 4 + 8 + 4 + 4 + 8 + 4 + 4)
 #define WIRE_SESSION_MIN (WIRE_STR_MIN + WIRE_STR_MIN + 2 + 4 + 4)
 #define WIRE_TP_MIN (4 + WIRE_STR_MIN + WIRE_STR_MIN + 4 + 1)
@@ -104,6 +104,7 @@ int ipc_request_encode(const struct ipc_request *req, struct ipc_buf *b)
 	ipc_put_u8(b, req->tracker_attr);
 	ipc_put_u8(b, req->tracker_remove);
 	ipc_put_u8(b, req->regenerate);
+	ipc_put_str(b, req->probe);
 	return ipc_buf_finish(b, req->cmd);
 }
 
@@ -138,6 +139,7 @@ int ipc_request_decode(const void *payload, size_t len, uint16_t type, struct ip
 	ret->tracker_attr = ipc_get_u8(&r);
 	ret->tracker_remove = ipc_get_bool(&r);
 	ret->regenerate = ipc_get_u8(&r);
+	ipc_get_str(&r, ret->probe, sizeof(ret->probe));
 	err = ipc_reader_end(&r);
 	if (err < 0) {
 		ipc_request_release(ret);
@@ -180,8 +182,27 @@ static void put_channel(struct ipc_buf *b, const struct ipc_channel_info *c)
 		ipc_put_i32(b, e->loglevel);
 		ipc_put_str(b, e->filter ? e->filter : "");
 		put_names(b, e->exclusions, e->nr_exclusions);
+		ipc_put_str(b, e->probe ? e->probe : "");
 	}
 	put_names(b, c->contexts, c->nr_contexts);
+}
+
+/* A probe location: "" on the wire is none (NULL). */
+static void get_probe(struct ipc_reader *r, char **ret)
+{
+	char *buf = malloc(IPC_PATH_MAX);
+
+	*ret = NULL;
+	if (!buf) {
+		r->err = -ENOMEM;
+		return;
+	}
+	ipc_get_str(r, buf, IPC_PATH_MAX);
+	if (r->err || !buf[0]) {
+		free(buf);
+		return;
+	}
+	*ret = buf;
 }
 
 static void get_channel(struct ipc_reader *r, struct ipc_channel_info *c)
@@ -216,6 +237,7 @@ static void get_channel(struct ipc_reader *r, struct ipc_channel_info *c)
 		e->loglevel = ipc_get_i32(r);
 		e->filter = ipc_get_strdup(r, IPC_FILTER_MAX);
 		get_names(r, &e->exclusions, &e->nr_exclusions, IPC_MAX_EXCLUSIONS);
+		get_probe(r, &e->probe);
 	}
 	get_names(r, &c->contexts, &c->nr_contexts, IPC_MAX_CONTEXTS);
 }
@@ -356,6 +378,7 @@ void ipc_reply_release(struct ipc_reply *rep)
 			for (uint32_t k = 0; k < s->channels[j].nr_events; k++) {
 				free(s->channels[j].events[k].filter);
 				free(s->channels[j].events[k].exclusions);
+				free(s->channels[j].events[k].probe);
 			}
 			free(s->channels[j].events);
 			free(s->channels[j].contexts);

@@ -66,6 +66,11 @@ enum ipc_event_type {
 	IPC_EVENT_TRACEPOINT = 0,
 	IPC_EVENT_SYSCALL = 1,
 	IPC_EVENT_ALL = 2, /* kernel -a without --tracepoint/--syscall: both */
+	/* Kernel probes; the request's `probe` holds the location, names[0] the record name. */
+	IPC_EVENT_PROBE = 3, /* --probe=SYM[+OFF]|0xADDR */
+	IPC_EVENT_FUNCTION = 4, /* --function=SYM|0xADDR */
+	IPC_EVENT_USERSPACE_PROBE = 5, /* --userspace-probe=elf:PATH:FUNC|sdt:PATH:PROV:NAME */
+	IPC_EVENT_USERSPACE_FUNCTION = 6, /* --userspace-function=elf:PATH:FUNC */
 };
 
 enum ipc_loglevel_type {
@@ -137,6 +142,7 @@ struct ipc_request {
 	uint8_t tracker_attr; /* enum ipc_tracker_attr */
 	bool tracker_remove; /* untrack */
 	uint8_t regenerate; /* enum ipc_regenerate */
+	char probe[IPC_PATH_MAX]; /* enable-event of a probe type: its location */
 };
 
 struct ipc_event_info {
@@ -148,6 +154,7 @@ struct ipc_event_info {
 	char *filter; /* malloc'd; NULL none */
 	uint32_t nr_exclusions;
 	char (*exclusions)[IPC_NAME_MAX]; /* malloc'd */
+	char *probe; /* probe types: the location (malloc'd, freed with the reply), else NULL */
 };
 
 /* One tracker of a session's domain; policy SET lists its values. */

@@ -7,13 +7,17 @@
 #include "cli.h"
 #include "session-client.h"
 #include "common/common.h"
+#include "common/context-names.h"
 
 static const char add_context_help[] =
 	"Usage: strata add-context (-u | -k) [-c CHANNEL] [-s SESSION] -t TYPE [-t TYPE]...\n"
+	"       strata add-context --list\n"
 	"\n"
 	"Record the context fields TYPE with every event of the channel given with -c,\n"
 	"or of every channel of the domain (the default channel is created when there\n"
-	"is none). Contexts cannot be added once the session has been started.\n"
+	"is none). Contexts cannot be added once the session has been started. Each TYPE\n"
+	"is checked first: an unknown one, or a counter this machine cannot open, fails\n"
+	"and nothing is added.\n"
 	"\n"
 	"Options:\n"
 	"  -u, --userspace      user space domain\n"
@@ -21,14 +25,26 @@ static const char add_context_help[] =
 	"  -t, --type=TYPE      context field to add (repeat for more)\n"
 	"  -c, --channel=NAME   only this channel\n"
 	"  -s, --session=NAME   session (default: the current session)\n"
+	"      --list           list every context type (of both domains) and exit\n"
 	"  -h, --help           show this help\n"
 	"\n"
-	"User space types: vpid, vtid, procname, pthread_id, ip.\n"
+	"User space types: vpid, vtid, procname, pthread_id, ip (perf:thread:COUNTER\n"
+	"comes in a later version).\n"
 	"Kernel types: pid, tid, procname, ppid, vpid, vtid, vppid, prio, nice,\n"
-	"hostname, and perf:cpu:COUNTER (or perf:COUNTER), e.g. perf:cpu:page-faults,\n"
-	"perf:cpu:context-switches, perf:cpu:cpu-migrations, perf:cpu:cycles.\n"
+	"hostname, and per-CPU perf counters read when each event is recorded:\n"
+	"perf:cpu:COUNTER (or LTTng's older perf:COUNTER) with the counters --list\n"
+	"shows (perf:cpu:page-fault, perf:cpu:LLC-load-misses, ...), and raw PMU events\n"
+	"perf:cpu:raw:rNNN:NAME (NNN in hexadecimal). The field is the type with ':' and\n"
+	"'-' turned into '_': perf_cpu_page_fault. Hardware counters need a PMU (not in\n"
+	"most VMs).\n"
 	"\n"
 	"Exit status: 0 on success, 1 on error.\n";
+
+static int print_context(void *opaque _unused_, const char *name, unsigned int domains _unused_)
+{
+	printf("%s\n", name);
+	return 0;
+}
 
 static int add_context_run(int argc, char **argv)
 {
@@ -38,6 +54,7 @@ static int add_context_run(int argc, char **argv)
 		{ "type", required_argument, NULL, 't' },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "session", required_argument, NULL, 's' },
+		{ "list", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ipc_request req = { .cmd = IPC_CMD_ADD_CONTEXT };
@@ -72,6 +89,10 @@ static int add_context_run(int argc, char **argv)
 		case 's':
 			session = optarg;
 			break;
+		case 'L':
+			ipc_request_release(&req);
+			ctx_list(print_context, NULL);
+			return fflush(stdout) ? SC_EXIT_FAILED : CLI_EXIT_OK;
 		default:
 			goto usage;
 		}

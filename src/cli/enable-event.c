@@ -28,6 +28,16 @@ static const char enable_event_help[] =
 	"      --syscall               (kernel) system calls: NAME is the system call\n"
 	"                              (open, read...), recorded as syscall_entry_NAME\n"
 	"                              and syscall_exit_NAME\n"
+	"      --probe=SYM[+OFF]|0xADDR  (kernel) a kprobe, recorded as NAME\n"
+	"      --function=SYM|0xADDR   (kernel) a kernel function's entry and return,\n"
+	"                              recorded as NAME_entry and NAME_return\n"
+	"      --userspace-probe=elf:PATH:FUNCTION | sdt:PATH:PROVIDER:PROBE\n"
+	"                              (kernel) a uprobe at a function's entry or at a\n"
+	"                              USDT probe (its semaphore set while attached:\n"
+	"                              from start to destroy), recorded as NAME\n"
+	"      --userspace-function=elf:PATH:FUNCTION\n"
+	"                              (kernel) a user-space function's entry and return\n"
+	"                              (uprobe, uretprobe): NAME_entry and NAME_return\n"
 	"      --loglevel=LEVEL        (user space) events as severe as LEVEL or more\n"
 	"      --loglevel-only=LEVEL   (user space) events of exactly LEVEL\n"
 	"  -f, --filter=EXPR           record only the events for which EXPR is true,\n"
@@ -39,6 +49,11 @@ static const char enable_event_help[] =
 	"                              event name must contain a '*'\n"
 	"  -h, --help                  show this help\n"
 	"\n"
+	"Probe events take one NAME, the name they are recorded under. They are kernel\n"
+	"events: they carry the channel's contexts (add -t tid to tell threads apart,\n"
+	"-t perf:cpu:COUNTER for counters), and `strata analyze entry-return` pairs\n"
+	"NAME_entry with NAME_return. PATH is absolute.\n"
+	"\n"
 	"LEVEL is TRACE_EMERG (0), TRACE_ALERT, TRACE_CRIT, TRACE_ERR, TRACE_WARNING,\n"
 	"TRACE_NOTICE, TRACE_INFO, TRACE_DEBUG_SYSTEM, TRACE_DEBUG_PROGRAM,\n"
 	"TRACE_DEBUG_PROCESS, TRACE_DEBUG_MODULE, TRACE_DEBUG_UNIT, TRACE_DEBUG_FUNCTION,\n"
@@ -46,7 +61,16 @@ static const char enable_event_help[] =
 	"\n"
 	"Exit status: 0 on success, 1 on error.\n";
 
-enum { OPT_TRACEPOINT = 256, OPT_SYSCALL, OPT_LOGLEVEL, OPT_LOGLEVEL_ONLY };
+enum {
+	OPT_TRACEPOINT = 256,
+	OPT_SYSCALL,
+	OPT_LOGLEVEL,
+	OPT_LOGLEVEL_ONLY,
+	OPT_PROBE,
+	OPT_FUNCTION,
+	OPT_USERSPACE_PROBE,
+	OPT_USERSPACE_FUNCTION,
+};
 
 /* -x a,b\,c: names separated by unescaped commas; only the last -x counts, as with lttng. */
 static int set_exclusions(struct ipc_request *req, const char *arg)
@@ -123,6 +147,23 @@ static const char *event_kind(const struct ipc_request *req)
 	return req->event_type == IPC_EVENT_SYSCALL ? "kernel syscall" : "kernel event";
 }
 
+/* --probe and friends: the event type and location; 0 or -EINVAL. */
+static int set_probe(struct ipc_request *req, int opt, const char *loc)
+{
+	if (req->probe[0]) {
+		cli_error("Give one of --probe, --function, --userspace-probe and "
+			  "--userspace-function");
+		return -EINVAL;
+	}
+	if (!*loc || strlen(loc) >= sizeof(req->probe)) {
+		cli_error("Invalid probe location '%s'", loc);
+		return -EINVAL;
+	}
+	memcpy(req->probe, loc, strlen(loc) + 1);
+	req->event_type = (uint8_t)(IPC_EVENT_PROBE + (opt - OPT_PROBE));
+	return 0;
+}
+
 static int enable_event_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -137,6 +178,10 @@ static int enable_event_run(int argc, char **argv)
 		{ "loglevel-only", required_argument, NULL, OPT_LOGLEVEL_ONLY },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "exclude", required_argument, NULL, 'x' },
+		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "function", required_argument, NULL, OPT_FUNCTION },
+		{ "userspace-probe", required_argument, NULL, OPT_USERSPACE_PROBE },
+		{ "userspace-function", required_argument, NULL, OPT_USERSPACE_FUNCTION },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ipc_request req = { .cmd = IPC_CMD_ENABLE_EVENT };
@@ -213,12 +258,24 @@ static int enable_event_run(int argc, char **argv)
 			req.loglevel_type =
 				c == OPT_LOGLEVEL ? IPC_LOGLEVEL_RANGE : IPC_LOGLEVEL_SINGLE;
 			break;
+		case OPT_PROBE:
+		case OPT_FUNCTION:
+		case OPT_USERSPACE_PROBE:
+		case OPT_USERSPACE_FUNCTION:
+			if (set_probe(&req, c, optarg) < 0)
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
 	}
 	if (!req.domain) {
 		cli_error("Please specify a domain (-u or -k)");
+		goto usage;
+	}
+	if (req.probe[0] && (tracepoint || syscall || req.all || req.domain != IPC_DOMAIN_KERNEL)) {
+		cli_error("Probe options need -k and one event name, without --tracepoint, "
+			  "--syscall or -a");
 		goto usage;
 	}
 	if (tracepoint && syscall) {
@@ -229,7 +286,8 @@ static int enable_event_run(int argc, char **argv)
 		cli_error("--syscall is only available with -k (kernel)");
 		goto usage;
 	}
-	req.event_type = syscall ? IPC_EVENT_SYSCALL : IPC_EVENT_TRACEPOINT;
+	if (!req.probe[0])
+		req.event_type = syscall ? IPC_EVENT_SYSCALL : IPC_EVENT_TRACEPOINT;
 	if (req.domain == IPC_DOMAIN_KERNEL && req.all && !tracepoint && !syscall)
 		req.event_type = IPC_EVENT_ALL;
 	for (int i = optind; i < argc; i++)

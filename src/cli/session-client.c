@@ -385,9 +385,14 @@ int sc_parse_u32(const char *s, unsigned int *ret)
 
 static void print_event(const struct ipc_event_info *e, uint8_t domain)
 {
-	const char *type = e->type == IPC_EVENT_SYSCALL	   ? "syscall" :
-			   e->type == IPC_EVENT_TRACEPOINT ? "tracepoint" :
-							     "all";
+	static const char *const probe_types[] = { "probe", "function", "userspace-probe",
+						   "userspace-function" };
+	const char *type = e->type == IPC_EVENT_SYSCALL ? "syscall" :
+			   e->type == IPC_EVENT_TRACEPOINT ?
+							  "tracepoint" :
+			   e->type >= IPC_EVENT_PROBE && e->type <= IPC_EVENT_USERSPACE_FUNCTION ?
+							  probe_types[e->type - IPC_EVENT_PROBE] :
+							  "all";
 
 	printf("      %s", e->name);
 	if (domain == IPC_DOMAIN_UST && e->loglevel_type == IPC_LOGLEVEL_RANGE)
@@ -402,6 +407,8 @@ static void print_event(const struct ipc_event_info *e, uint8_t domain)
 	if (e->filter)
 		printf(" [with filter]");
 	printf("\n");
+	if (e->probe)
+		printf("        location: %s\n", e->probe);
 }
 
 /* lttng's "Tracked process attributes" block of a domain. */

@@ -18,6 +18,7 @@
 
 #include "sessiond/state.h"
 #include "common/common.h"
+#include "common/context-names.h"
 
 static void _printf_(3, 4) reply_error(struct ipc_reply *rep, int status, const char *fmt, ...)
 {
@@ -645,6 +646,11 @@ static int check_exclusions(const struct ipc_request *req, struct ipc_reply *rep
 	return 0;
 }
 
+static bool is_probe_type(uint8_t type)
+{
+	return type >= IPC_EVENT_PROBE && type <= IPC_EVENT_USERSPACE_FUNCTION;
+}
+
 /* Give e its own copies of the request's filter, bytecode and exclusions. */
 static int event_own_extras(struct sd_event *e, const struct ipc_request *req, const void *bc,
 			    size_t bc_len)
@@ -665,10 +671,63 @@ static int event_own_extras(struct sd_event *e, const struct ipc_request *req, c
 		memcpy(e->exclusions, req->exclusions, req->nr_exclusions * sizeof(*e->exclusions));
 		e->nr_exclusions = req->nr_exclusions;
 	}
+	if (is_probe_type(req->event_type) && !(e->probe = strdup(req->probe)))
+		goto nomem;
 	return 0;
 nomem:
 	sd_event_release(e);
 	return -ENOMEM;
+}
+
+static const char *probe_option(uint8_t type)
+{
+	static const char *const opts[] = { "--probe", "--function", "--userspace-probe",
+					    "--userspace-function" };
+
+	return is_probe_type(type) ? opts[type - IPC_EVENT_PROBE] : "";
+}
+
+/* A probe rule: one record name (no globbing), a location. */
+static int check_probe_request(const struct ipc_request *req, struct ipc_reply *rep)
+{
+	const char *opt = probe_option(req->event_type);
+
+	if (req->all || req->nr_names != 1) {
+		reply_error(rep, -EINVAL, "%s needs exactly one event name (the record name)", opt);
+		return -EINVAL;
+	}
+	if (!req->probe[0]) {
+		reply_error(rep, -EINVAL, "%s needs a location", opt);
+		return -EINVAL;
+	}
+	if (strchr(req->names[0], '*') || strchr(req->names[0], ':')) {
+		reply_error(rep, -EINVAL,
+			    "Invalid probe event name '%s': it names the recorded event, no '*' or "
+			    "':'",
+			    req->names[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A probe name is one rule per channel: the same name elsewhere is a conflict. */
+static int probe_conflict(struct sd_channel *c, const struct ipc_request *req,
+			  struct ipc_reply *rep)
+{
+	for (uint32_t i = 0; i < c->nr_events; i++) {
+		const struct sd_event *e = &c->events[i];
+
+		if (!e->probe || strcmp(e->name, req->names[0]))
+			continue;
+		if (e->type == req->event_type && !strcmp(e->probe, req->probe))
+			return 0;
+		reply_error(rep, -EEXIST,
+			    "Probe event '%s' already exists in channel '%s' (%s=%s): give another "
+			    "name",
+			    e->name, c->name, probe_option(e->type), e->probe);
+		return -EEXIST;
+	}
+	return 0;
 }
 
 static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
@@ -703,11 +762,22 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 			    req->loglevel);
 		return;
 	}
-	if (type > IPC_EVENT_ALL ||
+	if (type > IPC_EVENT_USERSPACE_FUNCTION ||
 	    (req->domain == IPC_DOMAIN_UST && type != IPC_EVENT_TRACEPOINT)) {
-		reply_error(rep, -EINVAL, "--syscall is only available with -k");
+		reply_error(rep, -EINVAL, "--%s is only available with -k",
+			    type == IPC_EVENT_SYSCALL ? "syscall" :
+							"probe/--function/--userspace-*");
 		return;
 	}
+	if (is_probe_type(type) && req->filter) {
+		/* As lttng: filters apply to tracepoint and system call rules only. */
+		reply_error(rep, -EINVAL,
+			    "%s rules take no filter: filter tracepoints and system calls",
+			    probe_option(type));
+		return;
+	}
+	if (is_probe_type(type) && check_probe_request(req, rep) < 0)
+		return;
 	if (type == IPC_EVENT_ALL && !req->all) {
 		reply_error(rep, -EINVAL,
 			    "Event type 'all' needs -a; name tracepoints with --tracepoint or "
@@ -739,7 +809,14 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 			return;
 		}
 	}
-	if (req->domain == IPC_DOMAIN_KERNEL && st->hooks.kernel_check_event) {
+	if (is_probe_type(type) && st->hooks.kernel_check_probe) {
+		int ret = st->hooks.kernel_check_probe(st, type, req->probe, rep->message);
+
+		if (ret < 0) {
+			rep->status = ret;
+			goto out;
+		}
+	} else if (req->domain == IPC_DOMAIN_KERNEL && st->hooks.kernel_check_event) {
 		for (uint32_t i = 0; i < req->nr_names; i++) {
 			int ret =
 				st->hooks.kernel_check_event(st, req->names[i], type, rep->message);
@@ -755,6 +832,8 @@ static void cmd_enable_event(struct sd_state *st, const struct ipc_request *req,
 		goto out;
 	c = resolve_channel(st, s, req, true, &newc, rep);
 	if (!c)
+		goto out;
+	if (is_probe_type(type) && probe_conflict(c, req, rep) < 0)
 		goto out;
 	if (c->nr_events + nr > SD_MAX_EVENTS) {
 		reply_error(rep, -ENOSPC, "Too many event rules in channel '%s' (limit %u)",
@@ -892,14 +971,27 @@ static void cmd_disable_event(struct sd_state *st, const struct ipc_request *req
 
 /* --- contexts ---------------------------------------------------------- */
 
-/* perf:NAME is shorthand for the domain's perf form, as in DESIGN.md. */
-static void context_normalize(uint8_t domain, const char *in, char *out)
+/* Distinct perf counters (type, config) of a channel's contexts plus more. */
+static unsigned int count_counters(const struct sd_channel *c, char (*more)[IPC_NAME_MAX],
+				   uint32_t nr_more)
 {
-	if (domain == IPC_DOMAIN_KERNEL && strncmp(in, "perf:", 5) == 0 &&
-	    strncmp(in, "perf:cpu:", 9) != 0 && strncmp(in, "perf:thread:", 12) != 0)
-		snprintf(out, IPC_NAME_MAX, "perf:cpu:%s", in + 5);
-	else
-		copy_str(out, IPC_NAME_MAX, in);
+	struct ctx_perf seen[SD_MAX_KERNEL_COUNTERS + 1];
+	unsigned int n = 0;
+	char why[128];
+
+	for (uint32_t i = 0; i < c->nr_contexts + nr_more; i++) {
+		const char *name = i < c->nr_contexts ? c->contexts[i] : more[i - c->nr_contexts];
+		struct ctx_perf p;
+		bool dup = false;
+
+		if (ctx_perf_parse(name, &p, why, sizeof(why)) != 1)
+			continue;
+		for (unsigned int j = 0; j < n && !dup; j++)
+			dup = seen[j].type == p.type && seen[j].config == p.config;
+		if (!dup && n < SD_MAX_KERNEL_COUNTERS + 1)
+			seen[n++] = p;
+	}
+	return n;
 }
 
 static bool channel_has_context(const struct sd_channel *c, const char *name)
@@ -932,12 +1024,11 @@ static void cmd_add_context(struct sd_state *st, const struct ipc_request *req,
 		return;
 	}
 	for (uint32_t i = 0; i < req->nr_names; i++) {
-		context_normalize(req->domain, req->names[i], norm[i]);
-		if (!sd_context_valid(req->domain, norm[i])) {
-			reply_error(rep, -EINVAL,
-				    "Unknown context type '%s' in the %s domain: run `strata "
-				    "add-context --help` for the list",
-				    req->names[i], domain_label(req->domain));
+		/* Kept as given: LTTng names the field of perf:NAME perf_NAME. */
+		copy_str(norm[i], IPC_NAME_MAX, req->names[i]);
+		ret = sd_context_check(req->domain, norm[i], rep->message);
+		if (ret < 0) {
+			rep->status = ret;
 			goto out;
 		}
 		for (uint32_t j = 0; j < i; j++) {
@@ -997,6 +1088,14 @@ static void cmd_add_context(struct sd_state *st, const struct ipc_request *req,
 				    c->name, max,
 				    req->domain == IPC_DOMAIN_UST ? " for a user space channel" :
 								    "");
+			goto out;
+		}
+		if (req->domain == IPC_DOMAIN_KERNEL &&
+		    count_counters(c, norm, req->nr_names) > SD_MAX_KERNEL_COUNTERS) {
+			reply_error(rep, -ENOSPC,
+				    "Too many perf counters in channel '%s': at most %d distinct "
+				    "ones are recorded at once",
+				    c->name, SD_MAX_KERNEL_COUNTERS);
 			goto out;
 		}
 		arr = realloc(c->contexts, (c->nr_contexts + req->nr_names) * sizeof(*arr));
@@ -1314,6 +1413,8 @@ static int fill_channel(struct ipc_channel_info *ci, const struct sd_channel *c)
 			       c->events[i].nr_exclusions * sizeof(*e->exclusions));
 			e->nr_exclusions = c->events[i].nr_exclusions;
 		}
+		if (c->events[i].probe && !(e->probe = strdup(c->events[i].probe)))
+			return -ENOMEM;
 	}
 	if (c->nr_contexts) {
 		ci->contexts = calloc(c->nr_contexts, sizeof(*ci->contexts));

@@ -28,6 +28,9 @@
 #define SD_MAX_SESSIONS IPC_MAX_SESSIONS
 #define SD_MAX_CHANNELS 128 /* per domain */
 #define SD_MAX_EVENTS 8192 /* per channel */
+/* Distinct perf counters a kernel channel records: the recorder's counter
+ * slots (KR_MAX_CTR in src/sessiond/bpf/recorder-abi.h). */
+#define SD_MAX_KERNEL_COUNTERS 8
 
 /* Channel defaults, as lttng's (ust per-UID 512 KiB x 4, kernel 1 MiB x 4). */
 #define SD_UST_SUBBUF_SIZE (512u * 1024)
@@ -55,6 +58,7 @@ struct sd_event {
 	uint32_t nr_exclusions; /* user space: names matched by the pattern but excluded */
 	char (*exclusions)[IPC_NAME_MAX]; /* owned */
 	int32_t kernel_rule; /* trace-kernel.c: 1 + the id of its filtered rule, 0: none */
+	char *probe; /* probe types: the location (owned), else NULL */
 };
 
 /* One process attribute tracker (track/untrack), as LTTng's. */
@@ -122,6 +126,9 @@ struct sd_hooks {
 	int (*kernel_check_event)(struct sd_state *st, const char *name, uint8_t type, char *msg);
 	/* May s (validated, not yet added) write its output directory? */
 	int (*output_check)(struct sd_state *st, struct sd_session *s, char *msg);
+	/* Can a probe of this type go at location? (enable-event -k --function...) */
+	int (*kernel_check_probe)(struct sd_state *st, uint8_t type, const char *location,
+				  char *msg);
 	int (*session_start)(struct sd_state *st, struct sd_session *s, char *msg);
 	int (*session_stop)(struct sd_state *st, struct sd_session *s, char *msg);
 	void (*session_destroy)(struct sd_state *st, struct sd_session *s);
@@ -192,8 +199,10 @@ struct sd_domain *sd_session_domain(struct sd_session *s, uint8_t domain);
 /* Validate and apply one request; always fills rep (status, message, data). */
 void sd_cmd_handle(struct sd_state *st, const struct ipc_request *req, struct ipc_reply *rep);
 
-/* Context names valid in a domain (NULL-terminated lists, for tests/CLI). */
+/* Whether a context type can be added in a domain. */
 bool sd_context_valid(uint8_t domain, const char *name);
+/* The same, with the reason in msg (IPC_MSG_MAX): 0, -EINVAL or -ENOTSUP. */
+int sd_context_check(uint8_t domain, const char *name, char *msg);
 /* '*' globbing as lttng does for event names. */
 bool sd_name_match(const char *pattern, const char *name);
 /* Free what an event rule owns (not the rule itself). */

@@ -95,6 +95,8 @@ struct ks_session {
 	int64_t clock_offset;
 };
 
+_Static_assert(SD_MAX_KERNEL_COUNTERS == KERNEL_MAX_COUNTERS, "state.h and kernel.h disagree");
+
 /* Bounds of STRATA_SESSIOND_TEST_RECORD_DELAY's milliseconds. */
 #define SDK_TEST_DELAY_MAX_MS 1000
 
@@ -249,9 +251,53 @@ int sdk_check_event(struct sd_daemon *d, const char *name, uint8_t type, char *m
 
 static enum kernel_event_type event_type(uint8_t t)
 {
-	return t == IPC_EVENT_SYSCALL ? KERNEL_EVENT_SYSCALL :
-	       t == IPC_EVENT_ALL     ? KERNEL_EVENT_ALL :
-					KERNEL_EVENT_TRACEPOINT;
+	switch (t) {
+	case IPC_EVENT_SYSCALL:
+		return KERNEL_EVENT_SYSCALL;
+	case IPC_EVENT_ALL:
+		return KERNEL_EVENT_ALL;
+	case IPC_EVENT_PROBE:
+		return KERNEL_EVENT_PROBE;
+	case IPC_EVENT_FUNCTION:
+		return KERNEL_EVENT_FUNCTION;
+	case IPC_EVENT_USERSPACE_PROBE:
+		return KERNEL_EVENT_USERSPACE_PROBE;
+	case IPC_EVENT_USERSPACE_FUNCTION:
+		return KERNEL_EVENT_USERSPACE_FUNCTION;
+	default:
+		return KERNEL_EVENT_TRACEPOINT;
+	}
+}
+
+int sdk_check_context(struct sd_daemon *d, const char *name, char *msg)
+{
+	int ret = sdk_check(d, msg);
+
+	return ret < 0 ? ret : kernel_context_check(name, msg, IPC_MSG_MAX);
+}
+
+int sdk_check_probe(struct sd_daemon *d, uint8_t type, const char *location, char *msg)
+{
+	int ret = sdk_check(d, msg);
+
+	return ret < 0 ?
+		       ret :
+		       kernel_probe_check(d->kernel, event_type(type), location, msg, IPC_MSG_MAX);
+}
+
+/* Enable (or disable) one event rule in a kernel channel. */
+static int channel_apply_event(struct kernel_channel *kc, const struct sd_event *e, bool on,
+			       char *why, size_t len)
+{
+	const char *pattern = strcmp(e->name, "*") ? e->name : NULL;
+
+	if (e->probe)
+		return on ? kernel_channel_enable_probe(kc, e->name, event_type(e->type), e->probe,
+							why, len) :
+			    kernel_channel_disable_probe(kc, e->name);
+	if (on)
+		return kernel_channel_enable_event(kc, pattern, event_type(e->type), why, len);
+	return kernel_channel_disable_event(kc, pattern, event_type(e->type));
 }
 
 /* Append a finished packet to the stream file and its index entry. */
@@ -534,8 +580,7 @@ static int rule_enable(struct ks_channel *kc, struct sd_event *e, char *msg)
 	int ret;
 
 	if (!e->bytecode)
-		return kernel_channel_enable_event(kc->kc, pattern, event_type(e->type), msg,
-						   IPC_MSG_MAX);
+		return channel_apply_event(kc->kc, e, true, msg, IPC_MSG_MAX);
 	if (e->kernel_rule)
 		return 0;
 	ret = kernel_channel_add_filter(kc->kc, pattern, event_type(e->type), e->bytecode,
@@ -553,8 +598,7 @@ static void rule_disable(struct ks_channel *kc, struct sd_event *e)
 		e->kernel_rule = 0;
 		return;
 	}
-	kernel_channel_disable_event(kc->kc, strcmp(e->name, "*") ? e->name : NULL,
-				     event_type(e->type));
+	channel_apply_event(kc->kc, e, false, NULL, 0);
 }
 
 static const enum kernel_tracker_attr kernel_attrs[IPC_TRACKER_COUNT] = {
@@ -676,7 +720,7 @@ static int ks_create(struct sd_daemon *d, struct sd_session *s, struct ks_sessio
 				continue;
 			ret_code = rule_enable(kc, e, msg);
 			if (ret_code < 0) {
-				if (!msg[0] || ret_code == -ENOENT)
+				if (!e->probe && (!msg[0] || ret_code == -ENOENT))
 					snprintf(
 						msg, IPC_MSG_MAX,
 						"Kernel event '%s' matches no %s: run `strata list "

@@ -66,6 +66,17 @@ static int hook_output_check(struct sd_state *st, struct sd_session *s, char *ms
 	return sd_output_prepare(s, msg);
 }
 
+static int hook_kernel_check_context(struct sd_state *st, const char *ctx, char *msg)
+{
+	return sdk_check_context(daemon_of(st), ctx, msg);
+}
+
+static int hook_kernel_check_probe(struct sd_state *st, uint8_t type, const char *location,
+				   char *msg)
+{
+	return sdk_check_probe(daemon_of(st), type, location, msg);
+}
+
 static int hook_session_start(struct sd_state *st, struct sd_session *s, char *msg)
 {
 	/* The directory may have gone, or its permissions changed, since create. */
@@ -157,6 +168,8 @@ int sd_trace_init(struct sd_daemon *d)
 	h->filter_compile = hook_filter_compile;
 	h->output_check = hook_output_check;
 	h->kernel_check_event = hook_kernel_check_event;
+	h->kernel_check_context = hook_kernel_check_context;
+	h->kernel_check_probe = hook_kernel_check_probe;
 	h->session_start = hook_session_start;
 	h->session_stop = hook_session_stop;
 	h->session_destroy = hook_session_destroy;

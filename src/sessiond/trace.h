@@ -79,6 +79,8 @@ int sdu_configure(void);
 int sdk_configure(void);
 int sdk_check(struct sd_daemon *d, char *msg);
 int sdk_check_event(struct sd_daemon *d, const char *name, uint8_t type, char *msg);
+int sdk_check_context(struct sd_daemon *d, const char *name, char *msg);
+int sdk_check_probe(struct sd_daemon *d, uint8_t type, const char *location, char *msg);
 int sdk_session_start(struct sd_daemon *d, struct sd_session *s, char *msg);
 int sdk_session_stop(struct sd_daemon *d, struct sd_session *s, char *msg);
 void sdk_session_destroy(struct sd_daemon *d, struct sd_session *s);

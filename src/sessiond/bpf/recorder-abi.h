@@ -10,12 +10,15 @@
  *   KR_KEY_SC_EXIT + nr            raw_syscalls:sys_exit with id nr
  *   KR_KEY_SC_ENTRY_UNKNOWN/EXIT   syscall numbers outside [0, KR_MAX_SC)
  *   KR_KEY_STATEDUMP_*             synthesized in user space, never by BPF
+ *   [KR_KEY_PROBE, +KR_MAX_PROBES) kprobes and uprobes (one key per event:
+ *                                  an entry and a return are two keys)
  * Each channel has an enable bitmap over keys; the loader maps keys to the
  * channel's CTF event ids.
  *
  * A record in a ring buffer:
  *   struct kr_rec                  fixed context header
- *   uint64_t ctr[KR_MAX_CTR]       if flags & KR_REC_CTR
+ *   uint64_t ctr[popcount(ctr_mask)] if flags & KR_REC_CTR: the counters of
+ *                                  slots set in kr_rec.ctr_mask, in slot order
  *   char hostname[KR_HOST_LEN]     if flags & KR_REC_HOST
  *   payload[len]                   tracepoint record minus its 8-byte header,
  *                                  or the syscall payloads described below
@@ -23,6 +26,8 @@
  * string per argument flagged in the string mask, in argument order.
  * Syscall exit payload: int64 id, int64 ret, then one string per string
  * argument: the entry's strings re-read when they faulted at entry, else "".
+ * Probe payload: uint64 ip, then uint64 parent_ip when the probe's
+ * descriptor has KR_PROBE_PARENT.
  */
 #ifndef STRATA_KERNEL_RECORDER_ABI_H
 #define STRATA_KERNEL_RECORDER_ABI_H
@@ -39,12 +44,15 @@
 #define KR_KEY_STATEDUMP_PROCESS (KR_KEY_STATEDUMP_START + 1)
 #define KR_KEY_STATEDUMP_FD (KR_KEY_STATEDUMP_START + 2)
 #define KR_KEY_STATEDUMP_END (KR_KEY_STATEDUMP_START + 3)
+#define KR_KEY_PROBE 6144
+#define KR_MAX_PROBES \
+	2048 /* probe keys (power of two): KR_KEY_PROBE + KR_MAX_PROBES <= KR_MAX_KEYS */
 #define KR_MAX_KEYS 8192 /* power of two (verifier bound), > KR_KEY_STATEDUMP_END */
 #define KR_BITMAP_WORDS (KR_MAX_KEYS / 64)
 
 #define KR_MAX_DL 4 /* __data_loc fields per event (max seen: 4) */
 #define KR_MAX_PAYLOAD 4096 /* power of two; longer records are truncated */
-#define KR_MAX_CTR 4 /* perf counters per recorder */
+#define KR_MAX_CTR 8 /* perf counter slots open at once, over all channels */
 #define KR_HOST_LEN 64 /* uts nodename, NUL-terminated, truncated */
 #define KR_MAX_STR 1024 /* one user string argument, NUL included */
 #define KR_SCRATCH 8192 /* per-CPU record assembly buffer */
@@ -59,6 +67,16 @@
 #define KR_SC_STRINGS 0x3f
 #define KR_SC_NORETRY_OK 0x40 /* exec: do not re-read strings after success */
 #define KR_SC_KNOWN 0x80 /* in the table; others are recorded as unknown */
+
+/* kr_probe_desc.flags */
+#define KR_PROBE_RETURN 0x1 /* a kretprobe/uretprobe: parent_ip is the return address */
+#define KR_PROBE_USER 0x2 /* a uprobe: the stack is user memory */
+#define KR_PROBE_PARENT 0x4 /* record parent_ip after ip */
+
+/* Per-probe descriptor (kr_probes[key - KR_KEY_PROBE]). */
+struct kr_probe_desc {
+	unsigned int flags;
+};
 
 /* Per-tracepoint descriptor (kr_descs[index]): how long a record is. */
 struct kr_desc {
@@ -82,7 +100,7 @@ struct kr_rec {
 	int prio;
 	int nice;
 	char comm[16];
-	unsigned int pad;
+	unsigned int ctr_mask; /* counter slots whose values follow (KR_REC_CTR) */
 };
 
 #endif

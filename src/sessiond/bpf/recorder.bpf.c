@@ -18,6 +18,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 #include "recorder-abi.h"
 
@@ -33,7 +34,7 @@ const volatile unsigned int kr_ncpu = 1;
 unsigned int kr_self_tgid; /* never record the daemon itself */
 unsigned int kr_active; /* bit c: channel c is started */
 unsigned int kr_want_host; /* bit c: channel c wants hostname */
-unsigned int kr_nctr; /* counters opened in ctr0..3 */
+unsigned int kr_chan_ctr[KR_MAX_CHAN]; /* bit s: channel c records counter slot s */
 unsigned long long kr_wake_bytes[KR_MAX_CHAN];
 unsigned long long kr_enabled[KR_MAX_CHAN][KR_BITMAP_WORDS];
 unsigned char kr_sc_strmask[KR_MAX_SC]; /* KR_SC_* flags of each syscall number */
@@ -104,17 +105,24 @@ struct {
 	__array(values, struct kr_rb_inner);
 } kr_rbs SEC(".maps");
 
-#define KR_CTR_MAP(n)                                        \
-	struct {                                             \
-		__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY); \
-		__uint(key_size, sizeof(__u32));             \
-		__uint(value_size, sizeof(__u32));           \
-	} kr_ctr##n SEC(".maps")
+/*
+ * The perf counters, index slot * kr_ncpu + cpu (the loader sizes it): a
+ * slot is one counter opened on every CPU, shared by the channels that
+ * record it and closed with the last of them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, KR_MAX_CTR);
+} kr_ctrs SEC(".maps");
 
-KR_CTR_MAP(0);
-KR_CTR_MAP(1);
-KR_CTR_MAP(2);
-KR_CTR_MAP(3);
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KR_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct kr_probe_desc);
+} kr_probes SEC(".maps");
 
 /*
  * What the programs return. A tracepoint's BPF program returning 0 makes the
@@ -161,6 +169,39 @@ static __always_inline int kr_pid_nr_at(struct pid *p, unsigned int level)
 }
 
 /*
+ * The counters of every slot a wanting channel records, read on this CPU,
+ * after the header: returns their size.
+ */
+static __always_inline unsigned int kr_read_counters(struct kr_rec *r, unsigned char *out,
+						     unsigned int want)
+{
+	unsigned int mask = 0, n = 0;
+	__u64 base = (__u64)bpf_get_smp_processor_id();
+
+#pragma unroll
+	for (int c = 0; c < KR_MAX_CHAN; c++)
+		if (want & (1U << c))
+			mask |= kr_chan_ctr[c];
+	r->ctr_mask = mask;
+	if (!mask)
+		return 0;
+	r->flags |= KR_REC_CTR;
+#pragma unroll
+	for (int s = 0; s < KR_MAX_CTR; s++) {
+		struct bpf_perf_event_value v;
+
+		if (!(mask & (1U << s)))
+			continue;
+		if (bpf_perf_event_read_value(&kr_ctrs, (s * kr_ncpu + base) & BPF_F_INDEX_MASK, &v,
+					      sizeof(v)))
+			v.counter = 0;
+		((__u64 *)out)[n & (KR_MAX_CTR - 1)] = v.counter;
+		n++;
+	}
+	return n * 8;
+}
+
+/*
  * Fill the header and the optional parts; returns the payload offset in the
  * scratch buffer. kr_fill_header and kr_output are global (not inlined)
  * functions: the verifier checks each once instead of once per call site and
@@ -189,7 +230,6 @@ __noinline int kr_fill_header(struct kr_scratch *s, __u32 key, unsigned int want
 	r->ppid = t->real_parent->tgid;
 	r->prio = t->prio - 100; /* LTTng's prio context: task->prio - MAX_RT_PRIO */
 	r->nice = t->static_prio - 120;
-	r->pad = 0;
 	if (level == 0) {
 		r->vpid = r->pid;
 		r->vtid = r->tid;
@@ -205,25 +245,7 @@ __noinline int kr_fill_header(struct kr_scratch *s, __u32 key, unsigned int want
 	}
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 
-	if (kr_nctr) {
-		struct bpf_perf_event_value v;
-		__u64 *ctr = (__u64 *)(buf + off);
-
-		r->flags |= KR_REC_CTR;
-		ctr[0] = ctr[1] = ctr[2] = ctr[3] = 0;
-		if (!bpf_perf_event_read_value(&kr_ctr0, BPF_F_CURRENT_CPU, &v, sizeof(v)))
-			ctr[0] = v.counter;
-		if (kr_nctr > 1 &&
-		    !bpf_perf_event_read_value(&kr_ctr1, BPF_F_CURRENT_CPU, &v, sizeof(v)))
-			ctr[1] = v.counter;
-		if (kr_nctr > 2 &&
-		    !bpf_perf_event_read_value(&kr_ctr2, BPF_F_CURRENT_CPU, &v, sizeof(v)))
-			ctr[2] = v.counter;
-		if (kr_nctr > 3 &&
-		    !bpf_perf_event_read_value(&kr_ctr3, BPF_F_CURRENT_CPU, &v, sizeof(v)))
-			ctr[3] = v.counter;
-		off += KR_MAX_CTR * 8;
-	}
+	off += kr_read_counters(r, buf + off, want);
 	if (kr_want_host & want) {
 		char *host = (char *)(buf + (off & 255));
 
@@ -519,4 +541,133 @@ int kr_sys_exit(struct trace_event_raw_sys_exit *ctx)
 	if (want)
 		kr_output(sc, off + pos, want);
 	return KR_RET;
+}
+
+/*
+ * kprobes, kretprobes, uprobes and uretprobes (their perf events link this
+ * program with the probe's key as cookie), kprobe.multi links, and fentry/
+ * fexit programs. The payload is LTTng's: ip, the probed address (for a
+ * return, the function's), and for function entry/return events parent_ip,
+ * the caller's return address.
+ */
+static __always_inline void kr_probe_emit(struct kr_scratch *sc, __u32 key, unsigned int want,
+					  __u64 ts, __u64 ip, bool has_parent, __u64 parent)
+{
+	unsigned int off = kr_fill_header(sc, key, want, ts), plen = 8;
+	__u64 *p;
+
+	asm volatile("" : "+r"(off));
+	off &= 255;
+	p = (__u64 *)(sc->buf + off);
+	p[0] = ip;
+	if (has_parent) {
+		p[1] = parent;
+		plen = 16;
+	}
+	((struct kr_rec *)sc->buf)->len = plen;
+	kr_output(sc, off + plen, want);
+}
+
+/* The key's channels, descriptor and scratch buffer; 0 when nothing records it. */
+static __always_inline unsigned int kr_probe_begin(__u32 key, struct kr_probe_desc **d,
+						   struct kr_scratch **sc)
+{
+	__u32 idx = key - KR_KEY_PROBE;
+	unsigned int want;
+
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) == kr_self_tgid && kr_self_tgid)
+		return 0;
+	want = kr_channels_for(key);
+	if (!want)
+		return 0;
+	*d = bpf_map_lookup_elem(&kr_probes, &idx);
+	*sc = kr_buf();
+	return *d && *sc ? want : 0;
+}
+
+/*
+ * Probes with registers: parent_ip is read at [sp] on entry (the call just
+ * pushed it) and is the instruction pointer on return (the kernel sets it to
+ * the return address before running return handlers).
+ */
+static __always_inline int kr_probe_run(struct pt_regs *ctx)
+{
+	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 ts = bpf_ktime_get_ns(), parent = 0;
+	struct kr_probe_desc *d = NULL;
+	struct kr_scratch *sc = NULL;
+	unsigned int want = kr_probe_begin(key, &d, &sc);
+
+	if (!want || !d || !sc)
+		return 0;
+	if (d->flags & KR_PROBE_PARENT) {
+		if (d->flags & KR_PROBE_RETURN)
+			parent = PT_REGS_IP(ctx);
+		else if (d->flags & KR_PROBE_USER)
+			bpf_probe_read_user(&parent, sizeof(parent), (void *)PT_REGS_SP(ctx));
+		else
+			bpf_probe_read_kernel(&parent, sizeof(parent), (void *)PT_REGS_SP(ctx));
+	}
+	kr_probe_emit(sc, key, want, ts, bpf_get_func_ip(ctx), d->flags & KR_PROBE_PARENT, parent);
+	return 0;
+}
+
+SEC("kprobe")
+int kr_probe(struct pt_regs *ctx)
+{
+	return kr_probe_run(ctx);
+}
+
+SEC("kprobe.multi")
+int kr_probe_multi(struct pt_regs *ctx)
+{
+	return kr_probe_run(ctx);
+}
+
+/*
+ * fentry/fexit have no registers: the kernel stack, unwound from here,
+ * passes through the traced function just after its patched first
+ * instruction (the trampoline's call), and the next entry is its caller.
+ */
+#define KR_TRACE_STACK 8
+static __always_inline __u64 kr_trace_parent(void *ctx, __u64 ip)
+{
+	__u64 st[KR_TRACE_STACK];
+	long n = bpf_get_stack(ctx, st, sizeof(st), 0);
+
+#pragma unroll
+	for (int i = 0; i + 1 < KR_TRACE_STACK; i++)
+		if ((long)(i + 2) * 8 <= n && st[i] > ip && st[i] - ip <= 16)
+			return st[i + 1];
+	return 0;
+}
+
+static __always_inline int kr_trace_run(void *ctx)
+{
+	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 ts = bpf_ktime_get_ns(), ip, parent = 0;
+	struct kr_probe_desc *d = NULL;
+	struct kr_scratch *sc = NULL;
+	unsigned int want = kr_probe_begin(key, &d, &sc);
+
+	if (!want || !d || !sc)
+		return 0;
+	ip = bpf_get_func_ip(ctx);
+	if (d->flags & KR_PROBE_PARENT)
+		parent = kr_trace_parent(ctx, ip);
+	kr_probe_emit(sc, key, want, ts, ip, d->flags & KR_PROBE_PARENT, parent);
+	return 0;
+}
+
+/* Loaded per kernel function, in another instance of this object sharing its maps. */
+SEC("fentry")
+int kr_fentry(void *ctx)
+{
+	return kr_trace_run(ctx);
+}
+
+SEC("fexit")
+int kr_fexit(void *ctx)
+{
+	return kr_trace_run(ctx);
 }

@@ -89,10 +89,12 @@ static int kt_ring_record(void *opaque, void *data, size_t size)
 	if (size < sizeof(*r))
 		return 0;
 	if (r->flags & KR_REC_CTR) {
-		if (size < off + KR_MAX_CTR * 8)
+		size_t n = (size_t)__builtin_popcount(r->ctr_mask) * 8;
+
+		if (size < off + n)
 			return 0;
 		ctr = (const uint64_t *)((const uint8_t *)data + off);
-		off += KR_MAX_CTR * 8;
+		off += n;
 	}
 	if (r->flags & KR_REC_HOST) {
 		if (size < off + KR_HOST_LEN)

@@ -166,6 +166,17 @@ int kt_class_syscall(uint32_t key, struct kt_class *ret)
 	return kt_class_build(ret, key, name, init, n);
 }
 
+int kt_class_probe(uint32_t key, const char *name, bool parent, struct kt_class *ret)
+{
+	/* lttng-modules' kprobe/uprobe (ip) and kretprobe (ip, parent_ip) layouts. */
+	static const struct kt_field_init fields[] = {
+		{ "ip", KT_F_INT, 0, 8, 8, 0, false, true },
+		{ "parent_ip", KT_F_INT, 8, 8, 8, 0, false, true },
+	};
+
+	return kt_class_build(ret, key, name, fields, parent ? 2 : 1);
+}
+
 int kt_class_statedump(uint32_t key, struct kt_class *ret)
 {
 #define SDP(f) ((uint16_t)offsetof(struct kt_sd_process, f))
@@ -373,8 +384,11 @@ size_t kt_context_encode(const struct kernel_channel *ch, const struct kr_rec *r
 			o += n + 1;
 			continue;
 		case KT_CTX_PERF:
-			if (ctr && c->ctr < KR_MAX_CTR)
-				u = ctr[c->ctr];
+			/* The record holds the values of the slots in ctr_mask, in order. */
+			if (ctr && c->ctr < KR_MAX_CTR && (r->ctr_mask & (1U << c->ctr)))
+				memcpy(&u,
+				       ctr + __builtin_popcount(r->ctr_mask & ((1U << c->ctr) - 1)),
+				       8);
 			if (o + 8 > cap)
 				return o;
 			memcpy(out + o, &u, 8);

@@ -7,6 +7,7 @@
 #ifndef STRATA_KERNEL_ENCODE_H
 #define STRATA_KERNEL_ENCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,6 +25,8 @@ struct kt_class {
 int kt_class_from_format(struct kt_format *f, uint32_t key, struct kt_class *ret);
 /* The class of a syscall key (entry/exit of a known number, or unknown). */
 int kt_class_syscall(uint32_t key, struct kt_class *ret);
+/* A probe's class: ip, and parent_ip for function entry/return events. */
+int kt_class_probe(uint32_t key, const char *name, bool parent, struct kt_class *ret);
 /* The class of a statedump key. */
 int kt_class_statedump(uint32_t key, struct kt_class *ret);
 void kt_class_release(struct kt_class *c);

@@ -36,12 +36,29 @@ struct kt_ctx {
 
 #define KT_MAX_CTX 16
 
+/* A counter slot of the recorder: one perf event per CPU, shared by channels. */
 struct kt_counter {
-	char name[48]; /* "page-faults" */
 	uint32_t type;
 	uint64_t config;
+	unsigned int refs; /* channels recording it; 0: free */
 	int *fds; /* one per CPU */
 };
+
+/*
+ * A probe event rule of a channel (probe.c): kprobes, kretprobes, uprobes,
+ * uretprobes, USDT sites. Its keys belong to the channel and are freed,
+ * its links closed, with the channel.
+ */
+#define KT_MAX_PROBES 256 /* probe rules per channel */
+struct kt_probe {
+	char *name; /* record name as given */
+	char *location; /* as given */
+	enum kernel_event_type type;
+	uint32_t keys[2]; /* the event's key, or entry and return; KT_NO_KEY if none */
+	int *links;
+	size_t nlinks;
+};
+#define KT_NO_KEY UINT32_MAX
 
 struct kt_bpf;
 
@@ -56,7 +73,8 @@ struct kernel_tracer {
 	int sc_link[2]; /* raw_syscalls sys_enter, sys_exit */
 	unsigned int nattached;
 	struct kt_counter ctr[KR_MAX_CTR];
-	unsigned int nctr;
+	uint64_t probe_keys[KR_MAX_PROBES / 64]; /* probe keys in use (bit i: KR_KEY_PROBE + i) */
+	bool have_kprobe_multi; /* the recorder's kprobe.multi program loaded */
 	struct kernel_channel *chans[KR_MAX_CHAN];
 	struct kt_bpf *skel;
 	uint64_t (*recursion_misses)(struct kernel_tracer *kt);
@@ -80,6 +98,9 @@ struct kernel_channel {
 
 	struct kt_ctx ctx[KT_MAX_CTX];
 	unsigned int nctx;
+	unsigned int ctr_mask; /* counter slots the contexts hold */
+	struct kt_probe *probes;
+	unsigned int nprobes;
 	bool started;
 	bool compact; /* frozen at first start */
 	bool frozen;
@@ -105,8 +126,39 @@ void kt_rec_set_host(struct kernel_tracer *kt, unsigned int slot, bool on);
 int kt_rec_rings_create(struct kernel_tracer *kt, unsigned int slot, uint64_t size, uint64_t wake,
 			int **ret_fds);
 void kt_rec_rings_destroy(struct kernel_tracer *kt, unsigned int slot, int *fds);
-int kt_rec_counter_open(struct kernel_tracer *kt, const char *name, unsigned int *ret_slot,
-			char *why, size_t len);
+/* A counter slot for (type, config), opened or shared; released with _put. */
+int kt_rec_counter_get(struct kernel_tracer *kt, uint32_t type, uint64_t config, const char *name,
+		       unsigned int *ret_slot, char *why, size_t len);
+void kt_rec_counter_put(struct kernel_tracer *kt, unsigned int slot);
+/* The counter slots a channel records with each of its events. */
+void kt_rec_set_counters(struct kernel_tracer *kt, unsigned int chan_slot, unsigned int mask);
+
+/* recorder.c: probes. Each returns a link fd, or -errno with why filled. */
+int kt_rec_probe_desc(struct kernel_tracer *kt, uint32_t key, unsigned int flags);
+int kt_rec_attach_uprobe(struct kernel_tracer *kt, uint32_t key, const char *path, uint64_t offset,
+			 uint64_t ref_ctr_offset, bool ret, char *why, size_t len);
+/*
+ * A kprobe or kretprobe on sym+offset (sym NULL: the address addr), through
+ * kprobe.multi where the kernel has it and offset is 0, else the kprobe PMU.
+ * On failure why names every way tried and the kernel feature it lacks.
+ */
+int kt_rec_attach_kprobe(struct kernel_tracer *kt, uint32_t key, const char *sym, uint64_t addr,
+			 uint64_t offset, bool ret, char *why, size_t len);
+
+/* counters.c */
+/* Open a counter on each of ncpu CPUs into fds; -errno and why on failure (none left open). */
+int kt_counter_open(uint32_t type, uint64_t config, const char *name, unsigned int ncpu, int *fds,
+		    char *why, size_t len);
+struct ctx_perf;
+/* A context name -> its kind and field (and counter for perf contexts). */
+int kt_context_parse(const char *name, struct kt_ctx *ret, struct ctx_perf *ret_perf, char *why,
+		     size_t len);
+
+/* kernel.c: record key in the channel (giving it a CTF id the first time), or stop. */
+int kt_channel_set_key(struct kernel_channel *ch, uint32_t key, bool on);
+
+/* probe.c */
+void kt_probes_release(struct kernel_channel *ch);
 uint64_t kt_rec_lost(struct kernel_tracer *kt, unsigned int slot, unsigned int cpu);
 /* Zero slot's loss counters: a new channel in it starts with none. */
 void kt_rec_lost_reset(struct kernel_tracer *kt, unsigned int slot);
@@ -114,6 +166,11 @@ uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt);
 /* Runs and run time of the recorder's programs (counted while BPF stats are enabled). */
 void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns);
 void kt_rec_detach_all(struct kernel_tracer *kt);
+/*
+ * Close links (set to -1), at least min of them through a background reaper
+ * process (detaching costs ~120 ms each in the kernel), fewer directly.
+ */
+void kt_rec_reap_links(int *links, size_t n, size_t min);
 
 /* recorder.c: the filter and tracker maps (filter-abi.h). */
 enum kt_map { KT_MAP_TRACK, KT_MAP_FILT, KT_MAP_FPROG };

@@ -13,10 +13,13 @@
 
 #include <strata/error.h>
 
+#include "common/context-names.h"
 #include "kernel-internal.h"
 #include "syscalls.h"
 
 #include "common/common.h"
+
+_Static_assert(KERNEL_MAX_COUNTERS == KR_MAX_CTR, "kernel.h and recorder-abi.h disagree");
 
 #define KT_DEFAULT_SUBBUF (1u << 20)
 #define KT_DEFAULT_NUM_SUBBUF 4
@@ -237,6 +240,11 @@ void kernel_channel_destroy(struct kernel_channel *ch)
 			kt_rec_set_enabled(ch->kt, ch->slot, k, false);
 	kt_rec_set_host(ch->kt, ch->slot, false);
 	kt_consumer_stop(ch);
+	kt_probes_release(ch);
+	kt_rec_set_counters(ch->kt, ch->slot, 0);
+	for (unsigned int s = 0; s < KR_MAX_CTR; s++)
+		if (ch->ctr_mask & (1U << s))
+			kt_rec_counter_put(ch->kt, s);
 	kt_rec_rings_destroy(ch->kt, ch->slot, ch->ring_fds);
 	ch->kt->chans[ch->slot] = NULL;
 	free(ch);
@@ -264,6 +272,8 @@ static int kt_ensure_class(struct kernel_tracer *kt, uint32_t key)
 			else
 				kt_format_release(&f);
 		}
+	} else if (key >= KR_KEY_PROBE) {
+		err = -ENOENT; /* probe classes are published by probe.c first */
 	} else if (key >= KR_KEY_STATEDUMP_START) {
 		err = kt_class_statedump(key, c);
 	} else {
@@ -315,6 +325,11 @@ static int kt_enable_key(struct kernel_channel *ch, uint32_t key, void *opaque)
 	ch->enabled[key] = true;
 	kt_filter_sync_key(ch, key);
 	return 0;
+}
+
+int kt_channel_set_key(struct kernel_channel *ch, uint32_t key, bool on)
+{
+	return kt_enable_key(ch, key, &on);
 }
 
 static bool kt_match(const char *pattern, const char *system, const char *name)
@@ -426,17 +441,9 @@ int kernel_channel_disable_event(struct kernel_channel *ch, const char *pattern,
 
 int kernel_channel_add_context(struct kernel_channel *ch, const char *name, char *why, size_t len)
 {
-	static const struct {
-		const char *name;
-		enum kt_ctx_type type;
-	} simple[] = {
-		{ "pid", KT_CTX_PID },		 { "tid", KT_CTX_TID },
-		{ "procname", KT_CTX_PROCNAME }, { "ppid", KT_CTX_PPID },
-		{ "vpid", KT_CTX_VPID },	 { "vtid", KT_CTX_VTID },
-		{ "vppid", KT_CTX_VPPID },	 { "prio", KT_CTX_PRIO },
-		{ "nice", KT_CTX_NICE },	 { "hostname", KT_CTX_HOSTNAME },
-	};
-	struct kt_ctx c = { 0 };
+	struct ctx_perf perf;
+	struct kt_ctx c;
+	int err;
 
 	if (ch->frozen) {
 		kt_why(why, len,
@@ -447,36 +454,22 @@ int kernel_channel_add_context(struct kernel_channel *ch, const char *name, char
 		kt_why(why, len, "At most %d contexts per kernel channel", KT_MAX_CTX);
 		return -E2BIG;
 	}
-	if (!strncmp(name, "perf:cpu:", 9) || !strncmp(name, "perf:", 5)) {
-		const char *cname = name + (strncmp(name, "perf:cpu:", 9) ? 5 : 9);
-		int err = kt_rec_counter_open(ch->kt, cname, &c.ctr, why, len);
-
-		if (err)
-			return err;
-		c.type = KT_CTX_PERF;
-		snprintf(c.field, sizeof(c.field), "perf_cpu_%s", cname);
-		for (char *p = c.field; *p; p++)
-			if (*p == '-' || *p == ':')
-				*p = '_';
-	} else {
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(simple); i++)
-			if (!strcmp(simple[i].name, name))
-				break;
-		if (i == ARRAY_SIZE(simple)) {
-			kt_why(why, len,
-			       "Unknown kernel context '%s' (pid, tid, procname, ppid, vpid, vtid, "
-			       "vppid, prio, nice, hostname, perf:cpu:<counter>)",
-			       name);
-			return -EINVAL;
-		}
-		c.type = simple[i].type;
-		snprintf(c.field, sizeof(c.field), "%s", name);
-	}
+	err = kt_context_parse(name, &c, &perf, why, len);
+	if (err)
+		return err;
 	for (unsigned int i = 0; i < ch->nctx; i++)
 		if (!strcmp(ch->ctx[i].field, c.field))
 			return 0; /* already there: adding twice is harmless */
+	if (c.type == KT_CTX_PERF) {
+		err = kt_rec_counter_get(ch->kt, perf.type, perf.config, name, &c.ctr, why, len);
+		if (err)
+			return err;
+		/* perf:cpu:X and perf:X share the slot: the channel holds it once. */
+		if (ch->ctr_mask & (1U << c.ctr))
+			kt_rec_counter_put(ch->kt, c.ctr);
+		ch->ctr_mask |= 1U << c.ctr;
+		kt_rec_set_counters(ch->kt, ch->slot, ch->ctr_mask);
+	}
 	if (c.type == KT_CTX_HOSTNAME)
 		kt_rec_set_host(ch->kt, ch->slot, true);
 	ch->ctx[ch->nctx++] = c;

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #define KERNEL_MAX_CHANNELS 4
+#define KERNEL_MAX_COUNTERS 8 /* distinct perf counters open at once, over all channels */
 
 struct kernel_tracer;
 struct kernel_channel;
@@ -100,6 +101,11 @@ enum kernel_event_type {
 	KERNEL_EVENT_TRACEPOINT, /* tracepoints (sched_switch, 'sched_*', '*') */
 	KERNEL_EVENT_SYSCALL, /* syscalls by name ('openat', '*'): entry and exit */
 	KERNEL_EVENT_ALL, /* both, plus the statedump events */
+	/* Probes (probe.c): one rule per record name, at a location. */
+	KERNEL_EVENT_PROBE, /* kprobe at SYM[+OFF] or 0xADDR: NAME (ip) */
+	KERNEL_EVENT_FUNCTION, /* kernel function SYM or 0xADDR: NAME_entry, NAME_return */
+	KERNEL_EVENT_USERSPACE_PROBE, /* uprobe at elf:PATH:FUNC or sdt:PATH:PROVIDER:NAME */
+	KERNEL_EVENT_USERSPACE_FUNCTION, /* elf:PATH:FUNC: NAME_entry, NAME_return */
 };
 
 /*
@@ -183,10 +189,41 @@ int kernel_channel_set_tracker(struct kernel_channel *ch, enum kernel_tracker_at
 			       char *why, size_t len);
 
 /*
+ * Check a probe location before any rule exists: the ELF function or USDT
+ * probe is found, the kernel symbol exists and the kernel lets strata
+ * attach to it (a trial attachment, closed again). 0, or -errno with why
+ * naming what is wrong: for kernel functions on a kernel that refuses them,
+ * every way tried and the kernel feature each lacks.
+ */
+int kernel_probe_check(struct kernel_tracer *kt, enum kernel_event_type type, const char *location,
+		       char *why, size_t len);
+
+/*
+ * Record the probe rule name at location (KERNEL_EVENT_PROBE and after):
+ * attached now, detached when the channel is destroyed. Enabling a rule the
+ * channel has again (same name and location) re-enables it; -EEXIST when
+ * the name is taken by another location.
+ */
+int kernel_channel_enable_probe(struct kernel_channel *ch, const char *name,
+				enum kernel_event_type type, const char *location, char *why,
+				size_t len);
+/* Stop recording the probe rule name (it stays attached); -ENOENT if none. */
+int kernel_channel_disable_probe(struct kernel_channel *ch, const char *name);
+
+/*
+ * Check a context name as kernel_channel_add_context() will take it (a perf
+ * counter is opened on every CPU, then closed): 0, or -errno with why.
+ */
+int kernel_context_check(const char *name, char *why, size_t len);
+
+/*
  * Add a context: pid, tid, procname, ppid, vpid, vtid, vppid, prio, nice,
- * hostname, or a software perf counter "perf:cpu:<name>" (page-faults,
- * major-faults, minor-faults, context-switches, cpu-migrations, cpu-clock,
- * task-clock). Hardware counters fail with a reason. Only before start.
+ * hostname, or a perf counter with LTTng's names (lib/common/context-names.h:
+ * perf:cpu:NAME, perf:NAME, perf:cpu:raw:rNNN:NAME). The channel opens its
+ * counters on every CPU (shared with channels recording the same one) and
+ * closes them when destroyed; at most KERNEL_MAX_COUNTERS distinct ones are open
+ * at once over all channels. Counters the machine cannot open fail with a
+ * reason. Only before start.
  */
 int kernel_channel_add_context(struct kernel_channel *ch, const char *name, char *why, size_t len);
 

@@ -69,8 +69,40 @@ void kt_rec_rings_destroy(struct kernel_tracer *kt _unused_, unsigned int slot _
 {
 }
 
-int kt_rec_counter_open(struct kernel_tracer *kt _unused_, const char *name _unused_,
-			unsigned int *ret_slot _unused_, char *why, size_t len)
+int kt_rec_counter_get(struct kernel_tracer *kt _unused_, uint32_t type _unused_,
+		       uint64_t config _unused_, const char *name _unused_,
+		       unsigned int *ret_slot _unused_, char *why, size_t len)
+{
+	snprintf(why, len, "strata was built without BPF support");
+	return -STRATA_EUNSUPPORTED;
+}
+
+void kt_rec_counter_put(struct kernel_tracer *kt _unused_, unsigned int slot _unused_)
+{
+}
+
+void kt_rec_set_counters(struct kernel_tracer *kt _unused_, unsigned int chan_slot _unused_,
+			 unsigned int mask _unused_)
+{
+}
+
+int kt_rec_probe_desc(struct kernel_tracer *kt _unused_, uint32_t key _unused_,
+		      unsigned int flags _unused_)
+{
+	return -STRATA_EUNSUPPORTED;
+}
+
+int kt_rec_attach_uprobe(struct kernel_tracer *kt _unused_, uint32_t key _unused_,
+			 const char *path _unused_, uint64_t offset _unused_,
+			 uint64_t ref_ctr_offset _unused_, bool ret _unused_, char *why, size_t len)
+{
+	snprintf(why, len, "strata was built without BPF support");
+	return -STRATA_EUNSUPPORTED;
+}
+
+int kt_rec_attach_kprobe(struct kernel_tracer *kt _unused_, uint32_t key _unused_,
+			 const char *sym _unused_, uint64_t addr _unused_, uint64_t offset _unused_,
+			 bool ret _unused_, char *why, size_t len)
 {
 	snprintf(why, len, "strata was built without BPF support");
 	return -STRATA_EUNSUPPORTED;
@@ -97,6 +129,10 @@ uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt _unused_)
 }
 
 void kt_rec_detach_all(struct kernel_tracer *kt _unused_)
+{
+}
+
+void kt_rec_reap_links(int *links _unused_, size_t n _unused_, size_t min _unused_)
 {
 }
 

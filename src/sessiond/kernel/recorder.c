@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "common/cleanup.h"
@@ -58,6 +59,22 @@ static void kt_raise_nofile(void)
 	}
 }
 
+/* Whether the kernel loads a program of this type and attach type (a no-op one). */
+static bool kt_prog_type_loads(enum bpf_prog_type type, enum bpf_attach_type attach)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach);
+	int fd = bpf_prog_load(type, "kr_probe_test", "GPL", insns, ARRAY_SIZE(insns), &opts);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 int kt_rec_open(struct kernel_tracer *kt, char *why, size_t len)
 {
 	struct kt_bpf *b;
@@ -78,6 +95,13 @@ int kt_rec_open(struct kernel_tracer *kt, char *why, size_t len)
 	}
 	skel->rodata->kr_ncpu = kt->ncpu;
 	bpf_map__set_max_entries(skel->maps.kr_rbs, KR_MAX_CHAN * kt->ncpu);
+	bpf_map__set_max_entries(skel->maps.kr_ctrs, KR_MAX_CTR * kt->ncpu);
+	/* Kernels before 5.18 refuse the kprobe.multi attach type at load. */
+	kt->have_kprobe_multi = kt_prog_type_loads(BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI);
+	bpf_program__set_autoload(skel->progs.kr_probe_multi, kt->have_kprobe_multi);
+	/* Bound to one function at load: loaded per probe (kt_attach_fentry()). */
+	bpf_program__set_autoload(skel->progs.kr_fentry, false);
+	bpf_program__set_autoload(skel->progs.kr_fexit, false);
 	/*
 	 * The outer map needs an inner template. libbpf 1.1 crashes resizing the
 	 * declared inner map, so hand it a real ring buffer instead.
@@ -286,108 +310,88 @@ void kt_rec_rings_destroy(struct kernel_tracer *kt, unsigned int slot, int *fds)
 	free(fds);
 }
 
-static const struct {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-} kt_perf_names[] = {
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-};
-
-int kt_rec_counter_open(struct kernel_tracer *kt, const char *name, unsigned int *ret_slot,
-			char *why, size_t len)
+int kt_rec_counter_get(struct kernel_tracer *kt, uint32_t type, uint64_t config, const char *name,
+		       unsigned int *ret_slot, char *why, size_t len)
 {
-	struct kr_bpf *skel = kt->skel->skel;
-	struct bpf_map *maps[KR_MAX_CTR] = { skel->maps.kr_ctr0, skel->maps.kr_ctr1,
-					     skel->maps.kr_ctr2, skel->maps.kr_ctr3 };
+	int map = bpf_map__fd(kt->skel->skel->maps.kr_ctrs);
+	unsigned int free_slot = KR_MAX_CTR;
 	struct kt_counter *ctr;
-	size_t i;
-	int err = 0;
+	int err;
 
-	for (unsigned int s = 0; s < kt->nctr; s++) {
-		if (!strcmp(kt->ctr[s].name, name)) {
+	/* Channels recording the same counter share its slot. */
+	for (unsigned int s = 0; s < KR_MAX_CTR; s++) {
+		if (kt->ctr[s].refs && kt->ctr[s].type == type && kt->ctr[s].config == config) {
+			kt->ctr[s].refs++;
 			*ret_slot = s;
 			return 0;
 		}
+		if (!kt->ctr[s].refs && free_slot == KR_MAX_CTR)
+			free_slot = s;
 	}
-	for (i = 0; i < ARRAY_SIZE(kt_perf_names); i++)
-		if (!strcmp(kt_perf_names[i].name, name))
-			break;
-	if (i == ARRAY_SIZE(kt_perf_names)) {
-		snprintf(why, len, "Unknown perf counter 'perf:cpu:%s'", name);
-		return -EINVAL;
-	}
-	if (kt->nctr == KR_MAX_CTR) {
-		snprintf(why, len, "At most %d perf counters can be recorded", KR_MAX_CTR);
+	if (free_slot == KR_MAX_CTR) {
+		snprintf(why, len,
+			 "Failed to add '%s': at most %d distinct perf counters can be recorded at "
+			 "once over all kernel channels; destroy a session using others first",
+			 name, KR_MAX_CTR);
 		return -E2BIG;
 	}
-	ctr = &kt->ctr[kt->nctr];
+	ctr = &kt->ctr[free_slot];
 	ctr->fds = calloc(kt->ncpu, sizeof(int));
 	if (!ctr->fds)
 		return -ENOMEM;
-	for (unsigned int c = 0; c < kt->ncpu; c++) {
-		struct perf_event_attr attr = {
-			.type = kt_perf_names[i].type,
-			.size = sizeof(attr),
-			.config = kt_perf_names[i].config,
-			.pinned = 1,
-		};
-
-		ctr->fds[c] = kt_perf_event_open(&attr, -1, (int)c);
-		if (ctr->fds[c] < 0) {
-			err = -errno;
-			if (kt_perf_names[i].type == PERF_TYPE_HARDWARE &&
-			    (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
-				snprintf(
-					why, len,
-					"Hardware PMU not available: 'perf:cpu:%s' needs a CPU PMU "
-					"(no /sys/bus/event_source/devices/cpu on this machine, "
-					"e.g. a VM without PMU passthrough)",
-					name);
-			else
-				snprintf(why, len, "Failed to open perf counter '%s' on CPU %u: %s",
-					 name, c, strerror(-err));
-			break;
-		}
-		if (bpf_map_update_elem(bpf_map__fd(maps[kt->nctr]), &c, &ctr->fds[c], BPF_ANY)) {
-			err = -errno;
-			snprintf(why, len, "Failed to register perf counter '%s': %s", name,
-				 strerror(-err));
-			break;
-		}
-	}
+	err = kt_counter_open(type, config, name, kt->ncpu, ctr->fds, why, len);
 	if (err) {
-		for (unsigned int c = 0; c < kt->ncpu; c++)
-			if (ctr->fds[c] > 0)
-				close(ctr->fds[c]);
 		free(ctr->fds);
 		ctr->fds = NULL;
 		return err;
 	}
-	snprintf(ctr->name, sizeof(ctr->name), "%s", name);
-	ctr->type = kt_perf_names[i].type;
-	ctr->config = kt_perf_names[i].config;
-	*ret_slot = kt->nctr++;
-	skel->bss->kr_nctr = kt->nctr;
+	for (unsigned int c = 0; c < kt->ncpu; c++) {
+		uint32_t idx = free_slot * kt->ncpu + c;
+
+		if (bpf_map_update_elem(map, &idx, &ctr->fds[c], BPF_ANY)) {
+			err = -errno;
+			snprintf(why, len, "Failed to register perf counter '%s': %s", name,
+				 strerror(-err));
+			ctr->refs = 1;
+			ctr->type = type;
+			ctr->config = config;
+			kt_rec_counter_put(kt, free_slot);
+			return err;
+		}
+	}
+	ctr->refs = 1;
+	ctr->type = type;
+	ctr->config = config;
+	*ret_slot = free_slot;
 	return 0;
+}
+
+void kt_rec_counter_put(struct kernel_tracer *kt, unsigned int slot)
+{
+	struct kt_counter *ctr;
+	int map;
+
+	if (slot >= KR_MAX_CTR)
+		return;
+	ctr = &kt->ctr[slot];
+	if (!ctr->refs || --ctr->refs)
+		return;
+	map = kt->skel ? bpf_map__fd(kt->skel->skel->maps.kr_ctrs) : -1;
+	for (unsigned int c = 0; c < kt->ncpu; c++) {
+		uint32_t idx = slot * kt->ncpu + c;
+
+		if (map >= 0)
+			bpf_map_delete_elem(map, &idx);
+		if (ctr->fds[c] >= 0)
+			close(ctr->fds[c]);
+	}
+	free(ctr->fds);
+	*ctr = (struct kt_counter){ 0 };
+}
+
+void kt_rec_set_counters(struct kernel_tracer *kt, unsigned int chan_slot, unsigned int mask)
+{
+	__atomic_store_n(&kt->skel->skel->bss->kr_chan_ctr[chan_slot], mask, __ATOMIC_RELEASE);
 }
 
 uint64_t kt_rec_lost(struct kernel_tracer *kt, unsigned int slot, unsigned int cpu)
@@ -418,11 +422,12 @@ void kt_rec_lost_reset(struct kernel_tracer *kt, unsigned int slot)
 void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *ret_ns)
 {
 	struct kr_bpf *skel = kt->skel->skel;
-	struct bpf_program *progs[3] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
-					 skel->progs.kr_sys_exit };
+	struct bpf_program *progs[5] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
+					 skel->progs.kr_sys_exit, skel->progs.kr_probe,
+					 skel->progs.kr_probe_multi };
 
 	*ret_runs = *ret_ns = 0;
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
 		struct bpf_prog_info info;
 		uint32_t ilen = sizeof(info);
 
@@ -437,11 +442,12 @@ void kt_rec_run_stats(struct kernel_tracer *kt, uint64_t *ret_runs, uint64_t *re
 uint64_t kt_rec_recursion_misses(struct kernel_tracer *kt)
 {
 	struct kr_bpf *skel = kt->skel->skel;
-	struct bpf_program *progs[3] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
-					 skel->progs.kr_sys_exit };
+	struct bpf_program *progs[5] = { skel->progs.kr_tp, skel->progs.kr_sys_enter,
+					 skel->progs.kr_sys_exit, skel->progs.kr_probe,
+					 skel->progs.kr_probe_multi };
 	uint64_t total = 0;
 
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
 		struct bpf_prog_info info;
 		uint32_t ilen = sizeof(info);
 
@@ -458,28 +464,26 @@ static int kt_int_cmp(const void *a, const void *b)
 }
 
 /*
- * Detaching a perf-based tracepoint link takes ~130 ms in the kernel,
- * serialized: ~2300 links take minutes. Hand the links to a grandchild that
- * closes them in the background, so neither the caller nor its exit waits.
- * The reaper must hold the last reference: it waits for EOF on a pipe, which
+ * Detaching a perf-based link (tracepoint, uprobe, kprobe) takes ~120-130 ms
+ * in the kernel, serialized: ~2300 tracepoint links take minutes, a session
+ * with 30 function probes 7 s. Hand the links to a grandchild that closes
+ * them in the background, so neither the caller nor its exit waits. The
+ * reaper must hold the last reference: it waits for EOF on a pipe, which
  * comes once the caller has closed its own copies.
  */
-void kt_rec_detach_all(struct kernel_tracer *kt)
+void kt_rec_reap_links(int *links, size_t n, size_t min)
 {
-	size_t n = 0, cap = kt->tps.n + 3;
-	int *keep = malloc(cap * sizeof(*keep));
+	int *keep = malloc((n + 1) * sizeof(*keep));
 	int sync[2] = { -1, -1 };
 	pid_t child = -1;
+	size_t k = 0;
 
-	for (size_t i = 0; keep && i < kt->tps.n; i++)
-		if (kt->tp_link[i] >= 0)
-			keep[n++] = kt->tp_link[i];
-	for (int i = 0; keep && i < 2; i++)
-		if (kt->sc_link[i] >= 0)
-			keep[n++] = kt->sc_link[i];
-	if (keep && n > 4 && !pipe2(sync, O_CLOEXEC)) {
-		keep[n] = sync[0];
-		qsort(keep, n + 1, sizeof(*keep), kt_int_cmp);
+	for (size_t i = 0; keep && i < n; i++)
+		if (links[i] >= 0)
+			keep[k++] = links[i];
+	if (keep && k >= min && k && !pipe2(sync, O_CLOEXEC)) {
+		keep[k] = sync[0];
+		qsort(keep, k + 1, sizeof(*keep), kt_int_cmp);
 		child = fork();
 		if (child == 0) {
 			/* Only async-signal-safe calls from here on. */
@@ -490,11 +494,11 @@ void kt_rec_detach_all(struct kernel_tracer *kt)
 				_exit(0);
 			setsid();
 			/* Keep the links and the pipe's read end; drop the rest (sockets, pipes). */
-			for (size_t k = 0; k <= n; k++) {
-				if ((unsigned int)keep[k] > from)
-					syscall(__NR_close_range, from, (unsigned int)keep[k] - 1,
+			for (size_t j = 0; j <= k; j++) {
+				if ((unsigned int)keep[j] > from)
+					syscall(__NR_close_range, from, (unsigned int)keep[j] - 1,
 						0);
-				from = (unsigned int)keep[k] + 1;
+				from = (unsigned int)keep[j] + 1;
 			}
 			syscall(__NR_close_range, from, ~0U, 0);
 			while (read(sync[0], &c, 1) < 0 && errno == EINTR)
@@ -506,18 +510,20 @@ void kt_rec_detach_all(struct kernel_tracer *kt)
 		close(sync[0]);
 	}
 	/* Cheap when the reaper holds a reference; the slow path when fork failed. */
-	for (size_t i = 0; i < kt->tps.n; i++)
-		if (kt->tp_link[i] >= 0)
-			close(kt->tp_link[i]);
-	for (int i = 0; i < 2; i++)
-		if (kt->sc_link[i] >= 0)
-			close(kt->sc_link[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (links[i] >= 0)
+			close(links[i]);
+		links[i] = -1;
+	}
 	if (sync[1] >= 0)
 		close(sync[1]);
 	free(keep);
-	for (size_t i = 0; i < kt->tps.n; i++)
-		kt->tp_link[i] = -1;
-	kt->sc_link[0] = kt->sc_link[1] = -1;
+}
+
+void kt_rec_detach_all(struct kernel_tracer *kt)
+{
+	kt_rec_reap_links(kt->tp_link, kt->tps.n, 5);
+	kt_rec_reap_links(kt->sc_link, 2, 5);
 	kt->nattached = 0;
 }
 
@@ -525,13 +531,7 @@ void kt_rec_close(struct kernel_tracer *kt)
 {
 	if (!kt->skel)
 		return;
-	for (unsigned int s = 0; s < kt->nctr; s++) {
-		for (unsigned int c = 0; c < kt->ncpu; c++)
-			if (kt->ctr[s].fds[c] >= 0)
-				close(kt->ctr[s].fds[c]);
-		free(kt->ctr[s].fds);
-	}
-	kt->nctr = 0;
+	/* Channels hold the counters: all are gone by now. */
 	kr_bpf__destroy(kt->skel->skel);
 	free(kt->skel);
 	kt->skel = NULL;
@@ -564,4 +564,236 @@ int kt_rec_map_delete(struct kernel_tracer *kt, enum kt_map map, const void *key
 struct kf_globals *kt_rec_kf_globals(struct kernel_tracer *kt)
 {
 	return &kt->skel->skel->bss->kf_g;
+}
+
+/* --- probes -------------------------------------------------------------- */
+
+int kt_rec_probe_desc(struct kernel_tracer *kt, uint32_t key, unsigned int flags)
+{
+	struct kr_probe_desc d = { .flags = flags };
+	uint32_t idx = key - KR_KEY_PROBE;
+
+	if (idx >= KR_MAX_PROBES)
+		return -EINVAL;
+	return bpf_map_update_elem(bpf_map__fd(kt->skel->skel->maps.kr_probes), &idx, &d, BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
+/* A dynamic PMU's type (uprobe, kprobe): >= 0, or -errno when the kernel has none. */
+static int kt_pmu_type(const char *pmu)
+{
+	char path[128];
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	r = kt_read_file(path, &text, NULL);
+	return r < 0 ? r : (int)strtol(text, NULL, 10);
+}
+
+/* The config bit a PMU format names ("config:0"); default when unreadable. */
+static int kt_pmu_bit(const char *pmu, const char *field, int dflt)
+{
+	char path[160];
+	_cleanup_free_ char *text = NULL;
+	int bit;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/%s", pmu, field);
+	if (kt_read_file(path, &text, NULL) < 0 || sscanf(text, "config:%d", &bit) != 1)
+		return dflt;
+	return bit;
+}
+
+/* perf_event_open a probe PMU event, link the probe program with key as cookie. */
+static int kt_attach_pmu(struct kernel_tracer *kt, struct perf_event_attr *attr, uint32_t key)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = key);
+	int pfd, link, err;
+
+	/* pid -1, cpu 0: the probe fires in every process on every CPU (a system-wide event). */
+	pfd = kt_perf_event_open(attr, -1, 0);
+	if (pfd < 0)
+		return -errno;
+	link = bpf_link_create(bpf_program__fd(kt->skel->skel->progs.kr_probe), pfd, BPF_PERF_EVENT,
+			       &opts);
+	err = -errno;
+	close(pfd);
+	return link < 0 ? err : link;
+}
+
+int kt_rec_attach_uprobe(struct kernel_tracer *kt, uint32_t key, const char *path, uint64_t offset,
+			 uint64_t ref_ctr_offset, bool ret, char *why, size_t len)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = kt_pmu_type("uprobe"), link;
+
+	if (type < 0) {
+		snprintf(why, len,
+			 "Failed to attach a uprobe: the kernel has no uprobe PMU "
+			 "(/sys/bus/event_source/devices/uprobe: CONFIG_UPROBE_EVENTS)");
+		return -ENOTSUP;
+	}
+	attr.type = (uint32_t)type;
+	attr.config1 = (uint64_t)(uintptr_t)path;
+	attr.config2 = offset;
+	if (ret)
+		attr.config |= 1ULL << kt_pmu_bit("uprobe", "retprobe", 0);
+	/* USDT semaphores: the kernel counts the probe's users there while attached. */
+	if (ref_ctr_offset)
+		attr.config |= ref_ctr_offset << kt_pmu_bit("uprobe", "ref_ctr_offset", 32);
+	link = kt_attach_pmu(kt, &attr, key);
+	if (link < 0)
+		snprintf(why, len, "Failed to attach a %s to '%s' at offset 0x%llx: %s",
+			 ret ? "uretprobe" : "uprobe", path, (unsigned long long)offset,
+			 strerror(-link));
+	return link;
+}
+
+static const char *kt_kprobe_multi_why(int err)
+{
+	switch (err) {
+	case -EOPNOTSUPP:
+		return "the kernel has no fprobe (CONFIG_FPROBE)";
+	case -EPERM:
+	case -EACCES:
+		return "not permitted by this kernel";
+	case -ESRCH:
+	case -ENOENT:
+		return "the function cannot be traced (not in available_filter_functions)";
+	default:
+		return strerror(-err);
+	}
+}
+
+static const char *kt_fentry_err(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "BPF trampolines not permitted by this kernel";
+	case -ESRCH:
+	case -ENOENT:
+		return "the function has no BTF entry (an address, a syscall wrapper, an "
+		       "inlined function)";
+	case -EINVAL:
+		return "the kernel refuses the program (cookies on fentry need Linux >= 5.19)";
+	default:
+		return strerror(-err);
+	}
+}
+
+/*
+ * fentry/fexit: a program bound to sym when loaded, so another instance of
+ * the recorder object holding only kr_fentry or kr_fexit, sharing every map
+ * of the loaded recorder (rings, enable bitmaps, knobs, counters). The link
+ * keeps its program; the instance is dropped once attached.
+ */
+static int kt_attach_fentry(struct kernel_tracer *kt, uint32_t key, const char *sym, bool ret,
+			    char *why, size_t len)
+{
+	struct kr_bpf *s = kr_bpf__open();
+	struct bpf_program *prog, *p;
+	struct bpf_map *m;
+	int err = 0, link = -1;
+
+	if (!s) {
+		err = -errno;
+		snprintf(why, len, "cannot open the recorder: %s", strerror(-err));
+		return err;
+	}
+	prog = ret ? s->progs.kr_fexit : s->progs.kr_fentry;
+	bpf_object__for_each_program(p, s->obj) bpf_program__set_autoload(p, p == prog);
+	err = bpf_program__set_attach_target(prog, 0, sym);
+	bpf_object__for_each_map(m, s->obj)
+	{
+		struct bpf_map *orig =
+			bpf_object__find_map_by_name(kt->skel->skel->obj, bpf_map__name(m));
+
+		if (!err)
+			err = orig ? bpf_map__reuse_fd(m, bpf_map__fd(orig)) : -ENOENT;
+	}
+	if (!err)
+		err = kr_bpf__load(s);
+	if (!err) {
+		LIBBPF_OPTS(bpf_trace_opts, o, .cookie = key);
+		struct bpf_link *l = bpf_program__attach_trace_opts(prog, &o);
+
+		if (!l) {
+			err = -errno;
+		} else {
+			/* Keep the kernel link, drop libbpf's wrapper. */
+			link = dup(bpf_link__fd(l));
+			err = link < 0 ? -errno : 0;
+			bpf_link__destroy(l);
+		}
+	}
+	kr_bpf__destroy(s);
+	if (err)
+		snprintf(why, len, "%s (%s)", kt_fentry_err(err), strerror(-err));
+	return err ? err : link;
+}
+
+int kt_rec_attach_kprobe(struct kernel_tracer *kt, uint32_t key, const char *sym, uint64_t addr,
+			 uint64_t offset, bool ret, char *why, size_t len)
+{
+	char multi_why[160], pmu_why[200], fentry_why[200];
+	int type, link;
+
+	/* kprobe.multi (fprobe): function entries only. */
+	if (!kt->have_kprobe_multi) {
+		snprintf(multi_why, sizeof(multi_why),
+			 "the kernel does not know the attach type (Linux < 5.18)");
+	} else if (offset) {
+		snprintf(multi_why, sizeof(multi_why), "function entries only, not +%llu",
+			 (unsigned long long)offset);
+	} else {
+		unsigned long long cookie = key;
+		unsigned long a = (unsigned long)addr;
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .syms = sym ? &sym : NULL,
+			    .addrs = sym ? NULL : &a, .cnt = 1, .cookies = &cookie,
+			    .retprobe = ret);
+		struct bpf_link *l = bpf_program__attach_kprobe_multi_opts(
+			kt->skel->skel->progs.kr_probe_multi, NULL, &mo);
+
+		if (l) {
+			/* Keep the kernel link, drop libbpf's wrapper. */
+			link = dup(bpf_link__fd(l));
+			bpf_link__destroy(l);
+			if (link >= 0)
+				return link;
+		}
+		snprintf(multi_why, sizeof(multi_why), "%s", kt_kprobe_multi_why(-errno));
+	}
+	type = kt_pmu_type("kprobe");
+	if (type < 0) {
+		snprintf(pmu_why, sizeof(pmu_why),
+			 "the kernel has no kprobe PMU (/sys/bus/event_source/devices/kprobe: "
+			 "CONFIG_KPROBE_EVENTS)");
+	} else {
+		struct perf_event_attr attr = { .size = sizeof(attr), .type = (uint32_t)type };
+
+		attr.config1 = sym ? (uint64_t)(uintptr_t)sym : 0;
+		attr.config2 = sym ? offset : addr;
+		if (ret)
+			attr.config |= 1ULL << kt_pmu_bit("kprobe", "retprobe", 0);
+		link = kt_attach_pmu(kt, &attr, key);
+		if (link >= 0)
+			return link;
+		snprintf(pmu_why, sizeof(pmu_why), "%s", strerror(-link));
+	}
+	/* BPF trampolines: functions with BTF, at their entry. */
+	if (!sym || offset) {
+		snprintf(fentry_why, sizeof(fentry_why), "%s",
+			 sym ? "function entries only" : "functions by name only (BTF)");
+	} else {
+		link = kt_attach_fentry(kt, key, sym, ret, fentry_why, sizeof(fentry_why));
+		if (link >= 0)
+			return link;
+	}
+	snprintf(why, len,
+		 "Kernel %s probes are not available on this kernel: kprobe.multi: %s; kprobes: "
+		 "%s; fentry/fexit: %s",
+		 ret ? "function return" : "function", multi_why, pmu_why, fentry_why);
+	return -ENOTSUP;
 }

@@ -141,6 +141,7 @@ static void test_request_roundtrip(void **state)
 	(void)state;
 	memcpy(req.session, "demo", 5);
 	memcpy(req.channel, "chan0", 6);
+	memcpy(req.probe, "elf:/bin/true:main", 19);
 	assert_int_equal(ipc_names_append(&req.names, &req.nr_names, "hello:*"), 0);
 	assert_int_equal(ipc_names_append(&req.names, &req.nr_names, "foo"), 0);
 	assert_int_equal(ipc_request_encode(&req, &b), 0);
@@ -159,6 +160,7 @@ static void test_request_roundtrip(void **state)
 	assert_int_equal(out.nr_names, 2);
 	assert_string_equal(out.names[0], "hello:*");
 	assert_string_equal(out.names[1], "foo");
+	assert_string_equal(out.probe, "elf:/bin/true:main");
 	ipc_request_release(&out);
 
 	/* Every truncation of the payload is rejected, without leaks. */
@@ -178,10 +180,11 @@ static void test_request_roundtrip(void **state)
 
 static void test_reply_roundtrip(void **state)
 {
-	struct ipc_event_info ev[2] = {
-		{ .name = "hello:*", .enabled = true },
-		{ .name = "foo", .loglevel_type = IPC_LOGLEVEL_RANGE, .loglevel = 6 }
-	};
+	struct ipc_event_info ev[2] = { { .name = "hello:*", .enabled = true },
+					{ .name = "foo",
+					  .loglevel_type = IPC_LOGLEVEL_RANGE,
+					  .loglevel = 6,
+					  .probe = (char *)"sdt:/bin/x:p:n" } };
 	char ctx[1][IPC_NAME_MAX] = { "vpid" };
 	struct ipc_channel_info ch = { .name = "channel0",
 				       .domain = IPC_DOMAIN_UST,
@@ -227,6 +230,8 @@ static void test_reply_roundtrip(void **state)
 	assert_int_equal(out.sessions[0].channels[0].nr_events, 2);
 	assert_string_equal(out.sessions[0].channels[0].events[1].name, "foo");
 	assert_int_equal(out.sessions[0].channels[0].events[1].loglevel, 6);
+	assert_null(out.sessions[0].channels[0].events[0].probe);
+	assert_string_equal(out.sessions[0].channels[0].events[1].probe, "sdt:/bin/x:p:n");
 	assert_true(out.sessions[0].channels[0].discarded == 7);
 	assert_string_equal(out.sessions[0].channels[0].contexts[0], "vpid");
 	assert_int_equal(out.nr_tracepoints, 1);

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "common/context-names.h"
 #include "sessiond/state.h"
 #include "common/common.h"
 
@@ -438,6 +439,123 @@ static void test_add_context(void **state)
 	assert_true(sd_context_valid(IPC_DOMAIN_UST, "pthread_id"));
 }
 
+/* LTTng's context names (lib/common/context-names.c) and the checks on them. */
+static void test_context_names(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_buf before, after;
+	char msg[IPC_MSG_MAX];
+	struct ctx_perf p;
+	char field[64];
+
+	assert_true(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:cpu:page-fault"));
+	assert_true(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:cpu:faults"));
+	assert_true(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:LLC-load-misses"));
+	assert_true(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:cpu:raw:r0013:bus"));
+	assert_false(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:raw:r0013:bus"));
+	assert_false(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:cpu:raw:0013:bus"));
+	assert_false(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:cpu:raw:r0013"));
+	assert_false(sd_context_valid(IPC_DOMAIN_KERNEL, "perf:cpu:raw:rxyz:bus"));
+	assert_int_equal(sd_context_check(IPC_DOMAIN_KERNEL, "perf:thread:cycles", msg), -EINVAL);
+	assert_non_null(strstr(msg, "per-thread user-space counter"));
+	assert_int_equal(sd_context_check(IPC_DOMAIN_UST, "perf:cpu:cycles", msg), -EINVAL);
+	assert_non_null(strstr(msg, "perf:thread:cycles"));
+	/* Known user-space counters are refused as not supported yet, unknown ones as unknown. */
+	assert_int_equal(sd_context_check(IPC_DOMAIN_UST, "perf:thread:LLC-loads", msg), -ENOTSUP);
+	assert_non_null(strstr(msg, "phase 2"));
+	assert_int_equal(sd_context_check(IPC_DOMAIN_UST, "perf:thread:bogus", msg), -EINVAL);
+	assert_non_null(strstr(msg, "unknown perf counter 'bogus'"));
+
+	/* perf's types and configs, as lttng-tools sets them. */
+	assert_int_equal(ctx_perf_parse("perf:cpu:LLC-load-misses", &p, msg, sizeof(msg)), 1);
+	assert_int_equal(p.type, 3); /* PERF_TYPE_HW_CACHE */
+	assert_int_equal(p.config, 2 | (0 << 8) | (1 << 16));
+	assert_int_equal(ctx_perf_parse("perf:thread:idle-cycles-backend", &p, msg, sizeof(msg)),
+			 1);
+	assert_int_equal(p.type, 0);
+	assert_int_equal(p.config, 8); /* PERF_COUNT_HW_STALLED_CYCLES_BACKEND */
+	assert_int_equal(ctx_perf_parse("perf:cpu:raw:r1a2:x", &p, msg, sizeof(msg)), 1);
+	assert_int_equal(p.type, 4);
+	assert_int_equal(p.config, 0x1a2);
+	assert_int_equal(ctx_perf_parse("pid", &p, msg, sizeof(msg)), 0);
+	ctx_field_name("perf:cpu:page-fault", field, sizeof(field));
+	assert_string_equal(field, "perf_cpu_page_fault");
+	ctx_field_name("perf:LLC-load-misses", field, sizeof(field));
+	assert_string_equal(field, "perf_LLC_load_misses");
+
+	/* A refused user-space counter changes nothing. */
+	create_s(fx);
+	before = snapshot(fx);
+	assert_int_equal(run_names(fx, IPC_CMD_ADD_CONTEXT, NULL, "vtid", "perf:thread:cs", msg),
+			 -ENOTSUP);
+	after = snapshot(fx);
+	assert_same(&before, &after);
+}
+
+static int probe_req(struct fixture *fx, uint8_t domain, uint8_t type, const char *loc,
+		     const char *n1, const char *n2, char *msg)
+{
+	struct ipc_request r = mkreq(IPC_CMD_ENABLE_EVENT, "s");
+
+	r.domain = domain;
+	r.event_type = type;
+	snprintf(r.probe, sizeof(r.probe), "%s", loc);
+	if (n1)
+		ipc_names_append(&r.names, &r.nr_names, n1);
+	if (n2)
+		ipc_names_append(&r.names, &r.nr_names, n2);
+	return run(fx, &r, msg);
+}
+
+/* Probe rules: one record name, a location, one rule per name in a channel. */
+static void test_probe_rules(void **state)
+{
+	struct fixture *fx = *state;
+	struct ipc_buf before, after;
+	char msg[IPC_MSG_MAX];
+	struct sd_channel *c;
+
+	fx->st.hooks.kernel_check = kernel_ok_hook;
+	create_s(fx);
+	before = snapshot(fx);
+	assert_int_equal(probe_req(fx, IPC_DOMAIN_UST, IPC_EVENT_USERSPACE_FUNCTION,
+				   "elf:/bin/true:main", "f", NULL, msg),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "only available with -k"));
+	assert_int_equal(
+		probe_req(fx, IPC_DOMAIN_KERNEL, IPC_EVENT_FUNCTION, "do_sys_open", "a", "b", msg),
+		-EINVAL);
+	assert_non_null(strstr(msg, "--function needs exactly one event name"));
+	assert_int_equal(probe_req(fx, IPC_DOMAIN_KERNEL, IPC_EVENT_PROBE, "", "a", NULL, msg),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "--probe needs a location"));
+	assert_int_equal(probe_req(fx, IPC_DOMAIN_KERNEL, IPC_EVENT_USERSPACE_PROBE,
+				   "elf:/bin/true:main", "f*", NULL, msg),
+			 -EINVAL);
+	assert_int_equal(probe_req(fx, IPC_DOMAIN_KERNEL, 7, "x", "f", NULL, msg), -EINVAL);
+	after = snapshot(fx);
+	assert_same(&before, &after);
+
+	assert_int_equal(probe_req(fx, IPC_DOMAIN_KERNEL, IPC_EVENT_USERSPACE_FUNCTION,
+				   "elf:/bin/true:main", "f", NULL, msg),
+			 0);
+	c = sd_channel_find(&sd_session_find(&fx->st, "s")->kernel, "channel0");
+	assert_non_null(c);
+	assert_int_equal(c->nr_events, 1);
+	assert_string_equal(c->events[0].probe, "elf:/bin/true:main");
+	/* The same rule again: a warning; the name elsewhere: refused, unchanged. */
+	assert_int_equal(probe_req(fx, IPC_DOMAIN_KERNEL, IPC_EVENT_USERSPACE_FUNCTION,
+				   "elf:/bin/true:main", "f", NULL, msg),
+			 -EALREADY);
+	before = snapshot(fx);
+	assert_int_equal(probe_req(fx, IPC_DOMAIN_KERNEL, IPC_EVENT_USERSPACE_PROBE,
+				   "elf:/bin/true:main", "f", NULL, msg),
+			 -EEXIST);
+	assert_non_null(strstr(msg, "Probe event 'f' already exists"));
+	after = snapshot(fx);
+	assert_same(&before, &after);
+}
+
 static void test_start_stop_destroy(void **state)
 {
 	struct fixture *fx = *state;
@@ -540,6 +658,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_default_channel_ambiguous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disable_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_context, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_context_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start_stop_destroy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		cmocka_unit_test(test_name_match),
