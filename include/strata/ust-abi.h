@@ -65,7 +65,7 @@ extern "C" {
 
 #define STRATA_UST_MAGIC 0x53545255u /* "STRU" */
 #define STRATA_UST_PROTO_MAJOR 2 /* a different major is refused */
-#define STRATA_UST_PROTO_MINOR 0 /* 2.0: ENABLER with exclusions and filter, CHANNEL_ENABLE */
+#define STRATA_UST_PROTO_MINOR 1 /* 2.0: ENABLER with exclusions and filter, CHANNEL_ENABLE; 2.1: PERF_THREAD contexts */
 
 /* Limits; anything larger is a protocol error (connection dropped). */
 #define STRATA_UST_SYM_NAME_LEN 256 /* includes the NUL */
@@ -343,6 +343,11 @@ struct strata_ust_channel {
  *   PTHREAD_ID: unsigned long (bits_per_long, base 16); "_pthread_id"
  *   PROCNAME: char[17] UTF-8 text, NUL padded (byte aligned); "_procname"
  *   IP: unsigned long (bits_per_long, base 16) call site; "_ip"
+ *   PERF_THREAD: uint64 (base 10), the calling thread's count of a perf
+ *     counter (perf_type, perf_config of perf_event_open(2)), opened for each
+ *     thread at its first record, read with rdpmc where the PMU lets user
+ *     space, else read(2); 0 when the counter cannot be opened. Sent as a
+ *     struct strata_ust_context_perf; "_perf_thread_<name>"
  */
 enum strata_ust_context_type {
 	STRATA_UST_CONTEXT_VPID = 1,
@@ -350,6 +355,7 @@ enum strata_ust_context_type {
 	STRATA_UST_CONTEXT_PROCNAME = 3,
 	STRATA_UST_CONTEXT_PTHREAD_ID = 4,
 	STRATA_UST_CONTEXT_IP = 5,
+	STRATA_UST_CONTEXT_PERF_THREAD = 6,
 };
 
 struct strata_ust_context {
@@ -357,6 +363,14 @@ struct strata_ust_context {
 	uint64_t channel_key;
 	uint32_t ctx_type; /* enum strata_ust_context_type */
 	uint32_t pad;
+};
+
+/* A CONTEXT of type PERF_THREAD. */
+struct strata_ust_context_perf {
+	struct strata_ust_context ctx;
+	uint32_t perf_type; /* PERF_TYPE_* */
+	uint32_t pad;
+	uint64_t perf_config;
 };
 
 enum strata_ust_loglevel_type {

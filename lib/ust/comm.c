@@ -72,6 +72,7 @@ struct comm_channel {
 	struct rb_channel *rb;
 	struct ust_channel *chan; /* created at START, once the contexts are known */
 	enum ust_context_type ctx[UST_CTX_MAX];
+	struct ust_perf_ctx perf[UST_CTX_MAX];
 	uint32_t n_ctx;
 	bool started;
 	bool disabled; /* disable-channel: records nothing while set */
@@ -839,26 +840,33 @@ static int cmd_context(struct comm *c, const void *msg, size_t len)
 		[STRATA_UST_CONTEXT_PROCNAME] = UST_CTX_PROCNAME,
 		[STRATA_UST_CONTEXT_PTHREAD_ID] = UST_CTX_PTHREAD_ID,
 		[STRATA_UST_CONTEXT_IP] = UST_CTX_IP,
+		[STRATA_UST_CONTEXT_PERF_THREAD] = UST_CTX_PERF_THREAD,
 	};
-	struct strata_ust_context m;
+	struct strata_ust_context_perf m = { 0 };
+	struct ust_perf_ctx perf = { 0 };
 	struct comm_channel *ch;
 
-	if (len != sizeof(m))
+	if (len != sizeof(m.ctx) && len != sizeof(m))
 		return -EPROTO;
-	memcpy(&m, msg, sizeof(m));
-	ch = channel_by_key(c, m.channel_key);
+	memcpy(&m, msg, len);
+	ch = channel_by_key(c, m.ctx.channel_key);
 	if (!ch)
 		return -ENOENT;
-	if (m.ctx_type == 0 || m.ctx_type >= ARRAY_SIZE(map))
+	if (m.ctx.ctx_type == 0 || m.ctx.ctx_type >= ARRAY_SIZE(map) ||
+	    (m.ctx.ctx_type == STRATA_UST_CONTEXT_PERF_THREAD) != (len == sizeof(m)))
 		return -EINVAL;
 	if (ch->chan)
 		return -EBUSY; /* contexts come before START */
+	perf = (struct ust_perf_ctx){ .type = m.perf_type, .config = m.perf_config };
 	for (uint32_t i = 0; i < ch->n_ctx; i++)
-		if (ch->ctx[i] == map[m.ctx_type])
+		if (ch->ctx[i] == map[m.ctx.ctx_type] &&
+		    (ch->ctx[i] != UST_CTX_PERF_THREAD ||
+		     (ch->perf[i].type == perf.type && ch->perf[i].config == perf.config)))
 			return 0;
 	if (ch->n_ctx == UST_CTX_MAX)
 		return -ENOSPC;
-	ch->ctx[ch->n_ctx++] = map[m.ctx_type];
+	ch->perf[ch->n_ctx] = perf;
+	ch->ctx[ch->n_ctx++] = map[m.ctx.ctx_type];
 	return 0;
 }
 
@@ -985,6 +993,7 @@ static int cmd_session(struct comm *c, uint16_t type, const void *msg, size_t le
 					.clock = UST_CLOCK_MONOTONIC_TSC,
 					.n_ctx = ch->n_ctx,
 					.ctx = ch->ctx,
+					.perf = ch->perf,
 				};
 				int r = ust_channel_create(&cfg, &ch->chan);
 

@@ -24,7 +24,15 @@ enum ust_context_type {
 	UST_CTX_IP = 4, /* u64: the call site's return address */
 	UST_CTX_VUID = 5, /* u32 */
 	UST_CTX_VGID = 6, /* u32 */
+	/* u64: a per-thread perf counter (type and config per channel context) */
+	UST_CTX_PERF_THREAD = 7,
 	UST_CTX_COUNT,
+};
+
+/* A per-thread perf counter context: what perf_event_open(2) counts. */
+struct ust_perf_ctx {
+	uint32_t type; /* PERF_TYPE_* */
+	uint64_t config;
 };
 
 /* Most contexts one channel records, and their most bytes (each once). */
@@ -84,6 +92,15 @@ static inline const struct strata_field_desc *ust_context_desc(enum ust_context_
 				   { 32, 0, 10, 0 },
 				   0,
 				   NULL },
+		/* The field name depends on the counter: the daemon names it. */
+		[UST_CTX_PERF_THREAD] = { "perf_thread",
+					  STRATA_TYPE_INTEGER,
+					  0,
+					  0,
+					  0,
+					  { 64, 0, 10, 0 },
+					  0,
+					  NULL },
 	};
 
 	if ((unsigned int)type >= UST_CTX_COUNT)
@@ -95,9 +112,14 @@ static inline const struct strata_field_desc *ust_context_desc(enum ust_context_
 static inline size_t ust_context_size(enum ust_context_type type)
 {
 	static const uint8_t sizes[UST_CTX_COUNT] = {
-		[UST_CTX_VPID] = 4,	  [UST_CTX_VTID] = 4, [UST_CTX_PROCNAME] = UST_PROCNAME_LEN,
-		[UST_CTX_PTHREAD_ID] = 8, [UST_CTX_IP] = 8,   [UST_CTX_VUID] = 4,
+		[UST_CTX_VPID] = 4,
+		[UST_CTX_VTID] = 4,
+		[UST_CTX_PROCNAME] = UST_PROCNAME_LEN,
+		[UST_CTX_PTHREAD_ID] = 8,
+		[UST_CTX_IP] = 8,
+		[UST_CTX_VUID] = 4,
 		[UST_CTX_VGID] = 4,
+		[UST_CTX_PERF_THREAD] = 8,
 	};
 
 	return (unsigned int)type < UST_CTX_COUNT ? sizes[type] : 0;

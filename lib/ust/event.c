@@ -13,12 +13,15 @@
  * copies them in one go; the ring buffer backend is called directly, not
  * through its ops.
  */
+#include <errno.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -83,6 +86,154 @@ static inline int32_t ctx_vpid(void)
 	return pid;
 }
 
+/*
+ * Per-thread perf counters (perf:thread:NAME contexts). A thread opens each
+ * counter its channels record at its first record that needs it, for
+ * itself only (perf_event_open(pid 0, cpu -1)), and maps the counter's
+ * first page; reading it then takes no system call where the PMU lets
+ * user space count (rdpmc, with the page's sequence protocol), and one
+ * read(2) otherwise (software counters: page faults, context switches).
+ *
+ *   thread: tls_perf[0..tls_nperf) = { (type, config), fd, page }
+ *           opened lazily (first record), closed at thread exit (the key's
+ *           destructor) and in a forked child (whose counters were the
+ *           parent thread's)
+ *
+ * A counter that cannot be opened (no PMU, too many open files, a full
+ * table of UST_PERF_MAX per thread) reads 0 in every record; nothing
+ * blocks, nothing aborts. perf_event_open and mmap are async-signal-safe
+ * system calls: a probe in a signal handler may open one.
+ */
+#define UST_PERF_MAX 16
+
+struct ust_perf_counter {
+	uint32_t type;
+	uint64_t config;
+	int fd; /* -1: not available, reads 0 */
+	struct perf_event_mmap_page *pg; /* NULL: read(2) */
+};
+
+static UST_TLS struct ust_perf_counter tls_perf[UST_PERF_MAX];
+static UST_TLS uint32_t tls_nperf;
+static pthread_key_t perf_key;
+static bool perf_key_ok;
+
+static void perf_close_all(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (uint32_t i = 0; i < tls_nperf; i++) {
+		if (tls_perf[i].pg)
+			munmap(tls_perf[i].pg, (size_t)page);
+		if (tls_perf[i].fd >= 0)
+			close(tls_perf[i].fd);
+	}
+	tls_nperf = 0;
+}
+
+static void perf_thread_exit(void *unused)
+{
+	(void)unused;
+	perf_close_all();
+}
+
+static int perf_open(const struct ust_perf_ctx *pc)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = pc->type, .config = pc->config, .exclude_hv = 1
+	};
+	int fd, saved = errno;
+
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		/* perf_event_paranoid leaves unprivileged users their user-space counts. */
+		attr.exclude_kernel = 1;
+		fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	errno = saved;
+	return fd;
+}
+
+static struct ust_perf_counter *perf_counter(const struct ust_perf_ctx *pc)
+{
+	struct ust_perf_counter *c;
+	void *pg;
+
+	for (uint32_t i = 0; i < tls_nperf; i++)
+		if (tls_perf[i].type == pc->type && tls_perf[i].config == pc->config)
+			return &tls_perf[i];
+	if (tls_nperf == UST_PERF_MAX)
+		return NULL;
+	c = &tls_perf[tls_nperf];
+	c->type = pc->type;
+	c->config = pc->config;
+	c->pg = NULL;
+	c->fd = perf_open(pc);
+	if (c->fd >= 0) {
+		pg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, c->fd, 0);
+		if (pg != MAP_FAILED)
+			c->pg = pg;
+		/* Close them when the thread ends (the value is only a flag). */
+		if (perf_key_ok && !tls_nperf)
+			pthread_setspecific(perf_key, (void *)1);
+	}
+	ust_debug("strata-ust: counter %u:%llu opened: fd %d, rdpmc %d\n", pc->type,
+		  (unsigned long long)pc->config, c->fd, c->pg ? (int)c->pg->cap_user_rdpmc : 0);
+	tls_nperf++;
+	return c;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t perf_rdpmc(uint32_t counter)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+	return lo | (uint64_t)hi << 32;
+}
+#endif
+
+static uint64_t perf_value(struct ust_perf_counter *c)
+{
+	uint64_t v = 0;
+
+	if (!c || c->fd < 0)
+		return 0;
+#if defined(__x86_64__) || defined(__i386__)
+	if (c->pg) {
+		struct perf_event_mmap_page *pg = c->pg;
+
+		/* The kernel's sequence protocol (linux/perf_event.h, "lock"). */
+		for (int tries = 0; tries < 64; tries++) {
+			uint32_t seq = __atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE), idx;
+			uint64_t count;
+
+			idx = __atomic_load_n(&pg->index, __ATOMIC_RELAXED);
+			if (!pg->cap_user_rdpmc || !idx)
+				break; /* not on the PMU: read(2) */
+			count = __atomic_load_n((uint64_t *)&pg->offset, __ATOMIC_RELAXED);
+			{
+				uint16_t width = pg->pmc_width;
+				int64_t pmc = (int64_t)(perf_rdpmc(idx - 1) << (64 - width));
+
+				count += (uint64_t)(pmc >> (64 - width));
+			}
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&pg->lock, __ATOMIC_RELAXED) == seq)
+				return count;
+		}
+	}
+#endif
+	{
+		int saved = errno;
+
+		if (read(c->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			v = 0;
+		errno = saved;
+	}
+	return v;
+}
+
 static uint8_t *write_contexts(const struct ust_channel *chan, uint8_t *p, const void *ip)
 {
 	for (uint32_t i = 0; i < chan->n_ctx; i++) {
@@ -127,6 +278,13 @@ static uint8_t *write_contexts(const struct ust_channel *chan, uint8_t *p, const
 			memcpy(p, &cached_vgid, 4);
 			p += 4;
 			break;
+		case UST_CTX_PERF_THREAD: {
+			uint64_t v = perf_value(perf_counter(&chan->perf[i]));
+
+			memcpy(p, &v, 8);
+			p += 8;
+			break;
+		}
 		default:
 			break;
 		}
@@ -368,6 +526,8 @@ void ust_context_fork_reset(void)
 	tls_vtid = 0;
 	tls_procname_cached = 0;
 	tls_ctx_chan = NULL;
+	/* The parent thread's counters: the child counts for itself. */
+	perf_close_all();
 }
 
 void ust_debug_init(void)
@@ -407,6 +567,7 @@ static void __attribute__((constructor)) ust_init(void)
 	cached_vuid = (uint32_t)getuid();
 	cached_vgid = (uint32_t)getgid();
 	pthread_atfork(NULL, NULL, ust_context_fork_reset);
+	perf_key_ok = pthread_key_create(&perf_key, perf_thread_exit) == 0;
 	ust_debug("strata-ust: initialized (pid %d, clock %s)\n", (int)getpid(),
 		  ust_clock_default_kind() == UST_CLOCK_TSC ? "tsc" : "monotonic");
 	if (ust_comm_init)

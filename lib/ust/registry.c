@@ -308,7 +308,14 @@ int ust_channel_create(const struct ust_channel_config *cfg, struct ust_channel 
 		}
 		chan->ctx[i] = (uint8_t)cfg->ctx[i];
 		chan->ctx_len += (uint32_t)sz;
-		if (cfg->ctx[i] == UST_CTX_IP)
+		if (cfg->ctx[i] == UST_CTX_PERF_THREAD) {
+			if (!cfg->perf) {
+				free(chan);
+				return -EINVAL;
+			}
+			chan->perf[i] = cfg->perf[i];
+		}
+		if (cfg->ctx[i] == UST_CTX_IP || cfg->ctx[i] == UST_CTX_PERF_THREAD)
 			chan->ctx_per_thread = false;
 	}
 	chan->n_ctx = cfg->n_ctx;

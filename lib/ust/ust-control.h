@@ -32,6 +32,7 @@ struct ust_channel_config {
 	enum ust_clock_kind clock;
 	uint32_t n_ctx;
 	const enum ust_context_type *ctx; /* recorded in this order */
+	const struct ust_perf_ctx *perf; /* n_ctx entries, for UST_CTX_PERF_THREAD; or NULL */
 };
 
 /* -EINVAL for an unknown context, too many, or a missing backend. */

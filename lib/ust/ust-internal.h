@@ -55,8 +55,9 @@ struct ust_channel {
 	enum ust_clock_kind clock;
 	uint32_t n_ctx;
 	uint8_t ctx[UST_CTX_MAX]; /* enum ust_context_type, in record order */
+	struct ust_perf_ctx perf[UST_CTX_MAX]; /* ctx[i] == UST_CTX_PERF_THREAD: which */
 	uint32_t ctx_len; /* bytes of all context fields (<= UST_CTX_BYTES_MAX) */
-	bool ctx_per_thread; /* every context is constant in a thread (no "ip") */
+	bool ctx_per_thread; /* every context is constant in a thread (no ip, no counter) */
 	struct ust_channel *next; /* all channels, for lookup and teardown */
 };
 

@@ -74,6 +74,7 @@ _Static_assert(sizeof(struct strata_ust_event_register) == 296, "ABI");
 _Static_assert(sizeof(struct strata_ust_channel) == 320, "ABI");
 _Static_assert(sizeof(struct strata_ust_enabler) == 312, "ABI");
 _Static_assert(sizeof(struct strata_ust_channel_enable) == 32, "ABI");
+_Static_assert(sizeof(struct strata_ust_context_perf) == 48, "ABI");
 _Static_assert(sizeof(struct strata_ust_clock) == 24, "ABI");
 
 /* A connection before it is paired: it owns its fd until REGISTER. */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The session/channel/event model: lookup, lifetime, naming rules. */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sessiond/state.h"
 #include "common/common.h"
@@ -164,13 +167,35 @@ int sd_context_check(uint8_t domain, const char *name, char *msg)
 			 name, p.counter);
 		return -EINVAL;
 	}
-	/* Known and well-formed: the in-app reading is what is missing. */
-	snprintf(msg, IPC_MSG_MAX,
-		 "User-space perf counter contexts are not supported yet ('%s'): they come with "
-		 "phase 2 of issue 18 (per-thread counters read in the app); record kernel "
-		 "events with -k -t perf:cpu:%s meanwhile",
-		 name, p.counter);
-	return -ENOTSUP;
+	/*
+	 * Apps open it for each of their threads: try it here, for this thread,
+	 * so that a counter this machine lacks (no PMU) fails at add-context.
+	 */
+	{
+		struct perf_event_attr attr = {
+			.size = sizeof(attr), .type = p.type, .config = p.config, .exclude_hv = 1
+		};
+		int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+			attr.exclude_kernel = 1; /* what perf_event_paranoid leaves users */
+			fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+					  PERF_FLAG_FD_CLOEXEC);
+		}
+		if (fd < 0) {
+			int err = errno;
+
+			snprintf(msg, IPC_MSG_MAX,
+				 "Failed to open the counter of context '%s': %s (this machine "
+				 "has %s)",
+				 name, strerror(err),
+				 err == ENOENT || err == EOPNOTSUPP ? "no such counter" :
+								      "no access to it");
+			return -err;
+		}
+		close(fd);
+	}
+	return 0;
 }
 
 bool sd_context_valid(uint8_t domain, const char *name)

@@ -76,6 +76,7 @@
 #include "ust/clock.h"
 #include "ust/context.h"
 #include "ust/header.h"
+#include "common/context-names.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/common.h"
@@ -1092,13 +1093,28 @@ static int trace_create(struct sd_session *s, struct us_session *us, const struc
 	for (uint32_t i = 0; err == 0 && i < s->ust.nr_channels; i++) {
 		const struct sd_channel *c = s->ust.channels[i];
 		const struct strata_field_desc *ctx[IPC_MAX_CONTEXTS];
+		struct strata_field_desc perf[IPC_MAX_CONTEXTS];
+		char perf_names[IPC_MAX_CONTEXTS][IPC_NAME_MAX];
 		uint32_t n = 0;
 
 		for (uint32_t j = 0; j < c->nr_contexts && n < ARRAY_SIZE(ctx); j++) {
 			enum ust_context_type type;
+			struct ctx_perf p;
+			char why[64];
 
-			if (context_type(c->contexts[j], &type) == 0)
+			if (context_type(c->contexts[j], &type) == 0) {
 				ctx[n++] = ust_context_desc(type);
+			} else if (ctx_perf_parse(c->contexts[j], &p, why, sizeof(why)) == 1) {
+				/* perf:thread:page-fault -> perf_thread_page_fault, a u64 */
+				ctx_field_name(c->contexts[j], perf_names[n], IPC_NAME_MAX);
+				perf[n] = (struct strata_field_desc){
+					.name = perf_names[n],
+					.kind = STRATA_TYPE_INTEGER,
+					.integer = { .size = 64, .is_signed = 0, .base = 10 },
+				};
+				ctx[n] = &perf[n];
+				n++;
+			}
 		}
 		err = ctf_metadata_add_stream(&t->md, i, ctx, n);
 		if (err == 0)
@@ -1285,11 +1301,23 @@ static int app_attach(struct sd_daemon *d, struct sd_session *s, struct us_sessi
 		rb_channel_fds(t->buffers[i]->rb, fds);
 		err = sd_app_queue(d, a, &m, sizeof(m), fds, RB_CHANNEL_NR_FDS);
 		for (uint32_t j = 0; err == 0 && j < c->nr_contexts; j++) {
-			struct strata_ust_context cm = { .hdr.type = STRATA_UST_MSG_CONTEXT,
-							 .channel_key = c->key,
-							 .ctx_type = abi_context(c->contexts[j]) };
+			struct strata_ust_context_perf cm = {
+				.ctx = { .hdr.type = STRATA_UST_MSG_CONTEXT,
+					 .channel_key = c->key,
+					 .ctx_type = abi_context(c->contexts[j]) },
+			};
+			struct ctx_perf p;
+			char why[64];
 
-			err = sd_app_queue(d, a, &cm, sizeof(cm), NULL, 0);
+			if (!cm.ctx.ctx_type &&
+			    ctx_perf_parse(c->contexts[j], &p, why, sizeof(why)) == 1) {
+				cm.ctx.ctx_type = STRATA_UST_CONTEXT_PERF_THREAD;
+				cm.perf_type = p.type;
+				cm.perf_config = p.config;
+				err = sd_app_queue(d, a, &cm, sizeof(cm), NULL, 0);
+			} else {
+				err = sd_app_queue(d, a, &cm.ctx, sizeof(cm.ctx), NULL, 0);
+			}
 		}
 		if (err == 0 && !c->enabled)
 			err = send_channel_enable(d, a, c);
