@@ -24,7 +24,10 @@ run 0 stop
 run 0 analyze entry-return "$TRACE" --entry pf:entry --return pf:exit --json
 json=$OUT
 pairs=$(printf '%s' "$json" | sed -n 's/.*"pairs": *\([0-9]*\).*/\1/p')
-[ "$pairs" = 150 ] || fail "expected 150 pairs (3 threads x 50), analyze says: $json"
+migrated=$(printf '%s' "$json" | sed -n 's/.*"migrated": *\([0-9]*\).*/\1/p')
+# A pair whose thread moved to another CPU is left out (and counted).
+[ "$((pairs + migrated))" = 150 ] && [ "$pairs" -ge 100 ] ||
+	fail "expected 150 pairs (3 threads x 50), migrated ones included: $json"
 min=$(printf '%s' "$json" | sed -n 's/.*"perf_thread_page_fault": *{[^}]*"min": *\([0-9.]*\).*/\1/p')
 mean=$(printf '%s' "$json" | sed -n 's/.*"perf_thread_page_fault": *{[^}]*"mean": *\([0-9.]*\).*/\1/p')
 awk -v m="${min:-0}" -v k="$K" 'BEGIN { exit !(m >= k) }' ||
