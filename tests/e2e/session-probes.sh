@@ -3,8 +3,8 @@
 # Counter contexts, probes, calibrate and analyze through a real
 # strata-sessiond (root, eBPF, uprobes):
 #   - add-context --list against lttng's; names checked at add-context
-#     (unknown, hardware without a PMU, user-space perf counters until
-#     phase 2), the session unchanged after each refusal;
+#     (unknown, hardware without a PMU, a domain's counter in the other),
+#     the session unchanged after each refusal;
 #   - every kernel probe path refused where the kernel has no kprobes,
 #     fentry or kprobe.multi: exit 1, the missing feature named, the
 #     session unchanged;
@@ -78,9 +78,6 @@ if [ ! -e /sys/bus/event_source/devices/cpu ]; then
 else
 	echo "this machine has a CPU PMU: hardware counter refusals not checked"
 fi
-run 1 add-context -u -t perf:thread:page-fault
-has "$ERR" "not supported yet" "user-space perf counter"
-has "$ERR" "phase 2" "user-space perf counter: the phase"
 run 1 add-context -u -t perf:thread:no-such
 has "$ERR" "unknown perf counter 'no-such'" "unknown user-space counter"
 run 1 add-context -k -t perf:thread:page-fault
