@@ -106,6 +106,8 @@ enum strata_ctf_status {
 	STRATA_CTF_OK = 0,
 	STRATA_CTF_END = 1,
 	STRATA_CTF_ERROR = -1,
+	/* Live readers only: a stream needs its next packet (see "live input"). */
+	STRATA_CTF_AGAIN = 2,
 };
 
 enum strata_ctf_msg_type {
@@ -223,6 +225,90 @@ unsigned strata_ctf_reader_trace_count(const struct strata_ctf_reader *reader);
  * message is malloc'd (NULL when memory ran out; ret_errmsg may be NULL).
  */
 int strata_ctf_metadata_text(const char *path, char **ret_text, char **ret_errmsg);
+
+/* --- live input ---------------------------------------------------------- */
+
+/*
+ * A live reader reads traces whose metadata, streams and packets are handed
+ * to it as they arrive (as an LTTng relay daemon serves them to live
+ * viewers) and merges them with babeltrace2 2.0.4's lttng-live rules: a
+ * message goes out once every stream has its next one, or has promised to
+ * stay silent until a later time (an inactivity), or has ended. When a
+ * stream has none of them, strata_ctf_reader_next() returns
+ * STRATA_CTF_AGAIN and strata_ctf_live_wanted() names the stream: hand it
+ * its next packet, an inactivity or its end, then call next() again. Once
+ * every stream ended, next() returns STRATA_CTF_END, and goes on if streams
+ * are added later.
+ *
+ * As lttng-live names them, traces have no name and a stream is named
+ * "stream-ID" in discarded-item notices. Not for live readers: the options
+ * bt_stale_strings (babeltrace2's live source batches messages otherwise,
+ * and nothing models it: empty strings read as empty), begin/end and
+ * decode_threads, strata_ctf_reader_slice() and strata_ctf_pretty_run()
+ * (use strata_ctf_reader_next() and strata_ctf_pretty_print()).
+ * Memory: each stream holds the packets handed over that it has not moved
+ * past yet, and each trace its metadata bytes and one parsed class per
+ * update (until the reader is destroyed).
+ * Thread-safety: as any reader, one thread at a time.
+ */
+
+/* An empty live reader. Returns 0, -EINVAL for options live readers lack, -ENOMEM. */
+int strata_ctf_reader_create_live(const struct strata_ctf_reader_options *opts,
+				  struct strata_ctf_reader **ret_reader);
+
+/*
+ * A trace and the metadata bytes received for it so far (plain TSDL text
+ * starting with its signature, or whole metadata packets), which must
+ * parse: returns 0 and *ret_trace, else -STRATA_EMETADATA or
+ * -STRATA_EUNSUPPORTED with *ret_errmsg (malloc'd; ret_errmsg may be NULL),
+ * -EINVAL (not a live reader), -ENOMEM.
+ */
+int strata_ctf_live_trace_add(struct strata_ctf_reader *reader, const void *metadata, size_t len,
+			      unsigned *ret_trace, char **ret_errmsg);
+
+/*
+ * Metadata that followed for trace: appended to what came before, and the
+ * whole must parse (errors as strata_ctf_live_trace_add(); nothing changes
+ * on failure). Packets handed over from now on decode with it.
+ */
+int strata_ctf_live_trace_update(struct strata_ctf_reader *reader, unsigned trace,
+				 const void *metadata, size_t len, char **ret_errmsg);
+
+/*
+ * A stream of trace, named "stream-ID"; id is also its stream ID (as
+ * babeltrace2 prints it) unless its packets carry a stream instance id.
+ * Returns 0 and *ret_stream, -EINVAL, -ENOMEM.
+ */
+int strata_ctf_live_stream_add(struct strata_ctf_reader *reader, unsigned trace, uint64_t id,
+			       unsigned *ret_stream);
+
+/*
+ * The stream's next packet, whole (len bytes, copied). Returns 0; -EINVAL
+ * for an unknown or ended stream or an empty packet; -STRATA_ESTREAM when
+ * the stream's first packet's header or context cannot be read (last_error
+ * says why; later packets are checked when decoded, as from files);
+ * -ENOMEM.
+ */
+int strata_ctf_live_stream_packet(struct strata_ctf_reader *reader, unsigned stream,
+				  const void *packet, size_t len);
+
+/*
+ * The stream promises no event before cycles of its trace's clock (the
+ * default clock of the trace's first stream class, as babeltrace2 takes
+ * it), which lets the other streams' messages before that time go out.
+ * Returns 0, -EINVAL, -ENOMEM.
+ */
+int strata_ctf_live_stream_inactive(struct strata_ctf_reader *reader, unsigned stream,
+				    uint64_t cycles);
+
+/* The stream ended after what was handed over. Returns 0 or -EINVAL. */
+int strata_ctf_live_stream_end(struct strata_ctf_reader *reader, unsigned stream);
+
+/*
+ * After STRATA_CTF_AGAIN: the stream the reader waits for. Returns 0, or
+ * -ENOENT when it waits for none (it ended meanwhile: call next() again).
+ */
+int strata_ctf_live_wanted(const struct strata_ctf_reader *reader, unsigned *ret_stream);
 
 /* --- events ------------------------------------------------------------ */
 

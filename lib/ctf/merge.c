@@ -15,7 +15,7 @@ static int type_weight(uint8_t kind)
 	static const int w[] = {
 		[CTF_K_STREAM_BEGIN] = 7, [CTF_K_PACKET_BEGIN] = 6, [CTF_K_EVENT] = 5,
 		[CTF_K_DISC_EVENTS] = 4,  [CTF_K_PACKET_END] = 3,   [CTF_K_DISC_PACKETS] = 1,
-		[CTF_K_STREAM_END] = 0,
+		[CTF_K_STREAM_END] = 0,	  [CTF_K_INACTIVITY] = 2,
 	};
 
 	return w[kind];
@@ -91,6 +91,11 @@ int ctf_merge_cmp(const struct ctf_stream *a, const struct ctf_stream *b)
 
 	if (ka->ns != kb->ns)
 		return ka->ns < kb->ns ? -1 : 1;
+	/* An inactivity has no trace: babeltrace2 puts messages with one first. */
+	if ((ka->kind == CTF_K_INACTIVITY) != (kb->kind == CTF_K_INACTIVITY))
+		return ka->kind == CTF_K_INACTIVITY ? 1 : -1;
+	if (ka->kind == CTF_K_INACTIVITY)
+		return a->index < b->index ? -1 : 1;
 	/* Trace UUID: traces with one first. */
 	if (ta->has_uuid != tb->has_uuid)
 		return ta->has_uuid ? -1 : 1;

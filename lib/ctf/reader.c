@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "ctf/merge.h"
 #include "ctf/stream.h"
 #include "ctf/trim.h"
+#include "ctf/tsdl-internal.h"
 #include "common/common.h"
 
 struct strata_ctf_reader {
@@ -51,8 +53,17 @@ struct strata_ctf_reader {
 	/* A slice (strata_ctf_reader_slice()): keys in [slice_begin, slice_end). */
 	bool slicing;
 	int64_t slice_begin, slice_end;
+	/* Live input (strata_ctf_reader_create_live()): see "live input" below. */
+	bool live;
+	struct live_trace *live_traces;
+	size_t n_live_traces;
+	unsigned *stream_trace; /* per stream, its index in live_traces */
+	struct ctf_stream *wanted; /* the stream a STRATA_CTF_AGAIN waits for */
+	struct strata_ctf_reader_options opts;
 	char err[1024];
 };
+
+static void live_release(struct strata_ctf_reader *r);
 
 static void trace_destroy(struct ctf_reader_trace *rt)
 {
@@ -76,6 +87,7 @@ void strata_ctf_reader_destroy(struct strata_ctf_reader *r)
 	if (!r)
 		return;
 	ctf_ahead_stop(r->ahead);
+	live_release(r);
 	for (size_t i = 0; i < r->n_streams; i++) {
 		ctf_stream_release(r->streams[i]);
 		free(r->streams[i]);
@@ -282,6 +294,22 @@ static struct ctf_quirks tracer_quirks(const struct ctf_trace_class *tc)
 	return q;
 }
 
+/* The recycled-object pools of babeltrace2's stale strings (struct ctf_ec_pool). */
+static int trace_pools_create(struct ctf_reader_trace *rt)
+{
+	rt->pools = calloc(rt->t.tc->n_streams ? rt->t.tc->n_streams : 1, sizeof(*rt->pools));
+	if (!rt->pools)
+		return -ENOMEM;
+	for (size_t i = 0; i < rt->t.tc->n_streams; i++) {
+		size_t ne = rt->t.tc->streams[i]->n_events;
+
+		rt->pools[i] = calloc(ne ? ne : 1, sizeof(*rt->pools[i]));
+		if (!rt->pools[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * Traces sharing a UUID (rotation chunks, snapshots) are one trace for
  * babeltrace2: the metadata with the most classes wins, streams with the
@@ -338,23 +366,11 @@ static int open_group(struct strata_ctf_reader *r, struct parsed *p, size_t n, s
 		}
 	}
 	/* Without pools, streams model no recycled object (struct ctf_ec_pool). */
-	if (!opts || !opts->bt_stale_strings)
-		goto open_streams;
-	rt->pools = calloc(rt->t.tc->n_streams ? rt->t.tc->n_streams : 1, sizeof(*rt->pools));
-	if (!rt->pools) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < rt->t.tc->n_streams; i++) {
-		size_t ne = rt->t.tc->streams[i]->n_events;
-
-		rt->pools[i] = calloc(ne ? ne : 1, sizeof(*rt->pools[i]));
-		if (!rt->pools[i]) {
-			ret = -ENOMEM;
+	if (opts && opts->bt_stale_strings) {
+		ret = trace_pools_create(rt);
+		if (ret < 0)
 			goto out;
-		}
 	}
-open_streams:
 	ret = ctf_trace_open_streams(rt, dirs, n_dirs, &r->streams, &r->n_streams, r->err,
 				     sizeof(r->err));
 out:
@@ -500,6 +516,12 @@ static inline __attribute__((always_inline)) int mux_step(struct strata_ctf_read
 		struct ctf_stream *s = r->refill[--r->n_refill];
 
 		ret = ctf_stream_refill(s, r->last_ns);
+		if (unlikely(ret == -EAGAIN)) {
+			/* A live stream waits for a packet: refilled first next time. */
+			r->n_refill++;
+			r->wanted = s;
+			return ret;
+		}
 		if (ret < 0)
 			return ret;
 		if (ret > 0) {
@@ -831,6 +853,8 @@ reader_step(struct strata_ctf_reader *r, struct strata_ctf_msg *msg, bool skip_e
 		ret = mux_step(r, &slot, &kind, &s);
 		if (ret == 0)
 			return STRATA_CTF_END;
+		if (unlikely(ret == -EAGAIN))
+			return STRATA_CTF_AGAIN;
 		if (ret < 0) {
 			if (ret == -ENOMEM)
 				snprintf(r->err, sizeof(r->err), "Out of memory");
@@ -1121,4 +1145,352 @@ bool strata_ctf_event_field_str(const struct strata_ctf_event *ev, const char *n
 	*ret = v->str.ptr;
 	*ret_len = v->str.len;
 	return true;
+}
+
+/* --- live input ------------------------------------------------------------ */
+
+/*
+ * A live reader (strata_ctf_reader_create_live()) starts empty. Each trace
+ * keeps the metadata bytes received so far: an update parses them all again
+ * into a new class (r->traces keeps every one: events and queued messages
+ * point into them), and the packets handed over after it name that class
+ * (struct ctf_stream_file.rt), so that a stream switches when it reaches
+ * them. Each packet is a "file" of its own held in memory until its stream
+ * moved past it:
+ *
+ *   files[]:  [p7 done] [p8 current] [p9] [inactive @T] [p10]  | -EAGAIN
+ *              freed at the next hand-over          production stops here
+ */
+struct live_trace {
+	uint8_t *meta; /* metadata bytes as received */
+	size_t meta_len;
+	struct ctf_reader_trace *rt; /* parsed from meta: the current class */
+};
+
+static void live_release(struct strata_ctf_reader *r)
+{
+	if (!r->live)
+		return;
+	for (size_t i = 0; i < r->n_streams; i++) {
+		struct ctf_stream *s = r->streams[i];
+
+		for (size_t f = 0; f < s->n_files; f++)
+			free((void *)s->files[f].mem);
+		free(s->path); /* a live stream's own name, not a file's path */
+		s->path = NULL;
+	}
+	for (size_t i = 0; i < r->n_live_traces; i++)
+		free(r->live_traces[i].meta);
+	free(r->live_traces);
+	free(r->stream_trace);
+}
+
+int strata_ctf_reader_create_live(const struct strata_ctf_reader_options *opts,
+				  struct strata_ctf_reader **ret_reader)
+{
+	struct strata_ctf_reader *r;
+
+	if (opts && (opts->bt_stale_strings || opts->begin.set || opts->end.set ||
+		     opts->decode_threads > 1))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->live = true;
+	r->last_ns = INT64_MIN;
+	if (opts)
+		r->opts = *opts;
+	*ret_reader = r;
+	return 0;
+}
+
+/* The class of a trace's metadata bytes so far; *ret_errmsg on failure. */
+static int live_parse(struct strata_ctf_reader *r, const uint8_t *meta, size_t len,
+		      struct ctf_reader_trace **ret_rt, char **ret_errmsg)
+{
+	struct ctf_parse_error perr = { 0 };
+	struct ctf_reader_trace *rt = NULL;
+	struct ctf_trace_class *tc = NULL;
+	char *text = NULL, tmp[256] = "";
+	size_t tlen = 0;
+	int ret;
+
+	ret = ctf_metadata_read_buf(meta, len, &text, &tlen, &perr);
+	if (ret == 0)
+		ret = ctf_metadata_parse(text, tlen, &tc, &perr);
+	free(text);
+	if (ret < 0) {
+		if (perr.line)
+			snprintf(r->err, sizeof(r->err), "live metadata:%u: %s", perr.line,
+				 perr.msg[0] ? perr.msg : strata_strerror(ret));
+		else
+			snprintf(r->err, sizeof(r->err), "live metadata: %s",
+				 perr.msg[0] ? perr.msg : strata_strerror(ret));
+		goto err;
+	}
+	setup_clocks(tc, &r->opts);
+	ret = -ENOMEM;
+	rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		goto err;
+	rt->t.tc = tc;
+	tc = NULL;
+	rt->quirks = tracer_quirks(rt->t.tc);
+	/* babeltrace2's lttng-live names no trace. */
+	rt->t.path = strdup("");
+	if (!rt->t.path)
+		goto err;
+	ret = ctf_trace_dec_create_opts(rt->t.tc, r->opts.generic_decode, &rt->td, tmp,
+					sizeof(tmp));
+	if (ret < 0) {
+		snprintf(r->err, sizeof(r->err), "live metadata: %s",
+			 ret == -ENOMEM ? strata_strerror(ret) : tmp);
+		goto err;
+	}
+	*ret_rt = rt;
+	return 0;
+err:
+	if (ret == -ENOMEM)
+		snprintf(r->err, sizeof(r->err), "Out of memory");
+	if (ret_errmsg)
+		*ret_errmsg = strdup(r->err);
+	ctf_trace_class_destroy(tc);
+	trace_destroy(rt);
+	return ret;
+}
+
+/* Append bytes to trace t's metadata and parse the whole; nothing changes on failure. */
+static int live_meta_append(struct strata_ctf_reader *r, struct live_trace *t, const void *bytes,
+			    size_t len, char **ret_errmsg)
+{
+	struct ctf_reader_trace *rt = NULL, **nt;
+	uint8_t *meta;
+	int ret;
+
+	if (ret_errmsg)
+		*ret_errmsg = NULL;
+	if (len > SIZE_MAX - t->meta_len)
+		return -EINVAL;
+	meta = malloc(t->meta_len + len ? t->meta_len + len : 1);
+	nt = realloc(r->traces, (r->n_traces + 1) * sizeof(*nt));
+	if (nt)
+		r->traces = nt;
+	if (!meta || !nt) {
+		free(meta);
+		snprintf(r->err, sizeof(r->err), "Out of memory");
+		if (ret_errmsg)
+			*ret_errmsg = strdup(r->err);
+		return -ENOMEM;
+	}
+	if (t->meta_len)
+		memcpy(meta, t->meta, t->meta_len);
+	memcpy(meta + t->meta_len, bytes, len);
+	ret = live_parse(r, meta, t->meta_len + len, &rt, ret_errmsg);
+	if (ret < 0) {
+		free(meta);
+		return ret;
+	}
+	free(t->meta);
+	t->meta = meta;
+	t->meta_len += len;
+	r->traces[r->n_traces++] = rt;
+	t->rt = rt;
+	return 0;
+}
+
+int strata_ctf_live_trace_add(struct strata_ctf_reader *r, const void *metadata, size_t len,
+			      unsigned *ret_trace, char **ret_errmsg)
+{
+	struct live_trace *nt, t = { 0 };
+	int ret;
+
+	if (!r->live || r->n_live_traces >= UINT_MAX)
+		return -EINVAL;
+	nt = realloc(r->live_traces, (r->n_live_traces + 1) * sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	r->live_traces = nt;
+	ret = live_meta_append(r, &t, metadata, len, ret_errmsg);
+	if (ret < 0)
+		return ret;
+	r->live_traces[r->n_live_traces] = t;
+	*ret_trace = (unsigned)r->n_live_traces++;
+	r->n_metadata++;
+	return 0;
+}
+
+int strata_ctf_live_trace_update(struct strata_ctf_reader *r, unsigned trace, const void *metadata,
+				 size_t len, char **ret_errmsg)
+{
+	if (!r->live || trace >= r->n_live_traces)
+		return -EINVAL;
+	return live_meta_append(r, &r->live_traces[trace], metadata, len, ret_errmsg);
+}
+
+int strata_ctf_live_stream_add(struct strata_ctf_reader *r, unsigned trace, uint64_t id,
+			       unsigned *ret_stream)
+{
+	struct ctf_stream *s, **ns;
+	unsigned *nt;
+	char name[32];
+
+	if (!r->live || trace >= r->n_live_traces || r->n_streams >= UINT_MAX)
+		return -EINVAL;
+	ns = realloc(r->streams, (r->n_streams + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	r->streams = ns;
+	nt = realloc(r->stream_trace, (r->n_streams + 1) * sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	r->stream_trace = nt;
+	nt[r->n_streams] = trace;
+	if (r->started) {
+		struct ctf_stream **nr = realloc(r->refill, (r->n_streams + 1) * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		r->refill = nr;
+	}
+	s = calloc(1, sizeof(*s));
+	snprintf(name, sizeof(name), "stream-%" PRIu64, id);
+	if (s)
+		s->path = strdup(name);
+	if (!s || !s->path) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->rt = r->live_traces[trace].rt;
+	s->stream_id = id;
+	s->live = true;
+	s->index = (unsigned)r->n_streams;
+	s->err = r->err;
+	s->errlen = sizeof(r->err);
+	r->streams[r->n_streams++] = s;
+	/* Once started, the merge learns of it at its next step. */
+	if (r->started)
+		r->refill[r->n_refill++] = s;
+	*ret_stream = s->index;
+	return 0;
+}
+
+/* Stream of a live reader that can still take something, or NULL. */
+static struct ctf_stream *live_stream(struct strata_ctf_reader *r, unsigned stream)
+{
+	struct ctf_stream *s;
+
+	if (!r->live || stream >= r->n_streams)
+		return NULL;
+	s = r->streams[stream];
+	return s->live ? s : NULL;
+}
+
+/*
+ * Room for one more entry in s->files[], the entries the stream moved
+ * past dropped first (their packets are copied into its buffers).
+ */
+static struct ctf_stream_file *live_file_new(struct ctf_stream *s)
+{
+	struct ctf_stream_file *nf;
+	size_t done = s->cur_file;
+
+	if (done) {
+		for (size_t i = 0; i < done; i++)
+			free((void *)s->files[i].mem);
+		memmove(s->files, s->files + done, (s->n_files - done) * sizeof(*s->files));
+		s->n_files -= done;
+		s->cur_file = 0;
+	}
+	nf = realloc(s->files, (s->n_files + 1) * sizeof(*nf));
+	if (!nf)
+		return NULL;
+	s->files = nf;
+	memset(&nf[s->n_files], 0, sizeof(*nf));
+	return &nf[s->n_files];
+}
+
+int strata_ctf_live_stream_packet(struct strata_ctf_reader *r, unsigned stream, const void *packet,
+				  size_t len)
+{
+	struct ctf_stream *s = live_stream(r, stream);
+	const struct ctf_reader_trace *rt;
+	struct ctf_stream_file *f;
+	uint8_t *mem;
+
+	if (!s || len == 0)
+		return -EINVAL;
+	if (len > CTF_PKT_MAX_BYTES) {
+		snprintf(r->err, sizeof(r->err),
+			 "%s: packet of %zu bytes is larger than the reader's limit (%" PRIu64
+			 " bytes)",
+			 s->path, len, CTF_PKT_MAX_BYTES);
+		return -STRATA_ESTREAM;
+	}
+	rt = r->live_traces[r->stream_trace[stream]].rt;
+	mem = malloc(len);
+	if (!mem)
+		return -ENOMEM;
+	memcpy(mem, packet, len);
+	/* The first packet says the stream class and its instance id. */
+	if (!s->scd) {
+		struct ctf_packet_props props;
+		int ret = ctf_packet_props_read_mem(rt, s->path, mem, len, &props, r->err,
+						    sizeof(r->err));
+
+		if (ret < 0) {
+			free(mem);
+			return ret;
+		}
+		s->rt = rt;
+		s->scd = ctf_trace_dec_sc(rt->td, props.sc_id);
+		if (props.has_instance_id)
+			s->stream_id = props.instance_id;
+	}
+	f = live_file_new(s);
+	if (!f) {
+		free(mem);
+		return -ENOMEM;
+	}
+	f->mem = mem;
+	f->size = len;
+	f->rt = rt;
+	s->n_files++;
+	return 0;
+}
+
+int strata_ctf_live_stream_inactive(struct strata_ctf_reader *r, unsigned stream, uint64_t cycles)
+{
+	struct ctf_stream *s = live_stream(r, stream);
+	struct ctf_stream_file *f;
+
+	if (!s)
+		return -EINVAL;
+	f = live_file_new(s);
+	if (!f)
+		return -ENOMEM;
+	f->inactive = true;
+	f->inactive_raw = cycles;
+	s->n_files++;
+	return 0;
+}
+
+int strata_ctf_live_stream_end(struct strata_ctf_reader *r, unsigned stream)
+{
+	struct ctf_stream *s = live_stream(r, stream);
+
+	if (!s)
+		return -EINVAL;
+	s->live = false;
+	/* Without a packet it never began (lttng-live): nothing to say. */
+	if (!s->scd)
+		s->sb_done = s->se_done = s->ended = true;
+	return 0;
+}
+
+int strata_ctf_live_wanted(const struct strata_ctf_reader *r, unsigned *ret_stream)
+{
+	if (!r->live || !r->wanted || !r->wanted->live)
+		return -ENOENT;
+	*ret_stream = r->wanted->index;
+	return 0;
 }

@@ -168,6 +168,15 @@ static void file_close(struct ctf_stream *s)
 /* pread() exactly len bytes at off of the current file into dst. */
 static int read_at(struct ctf_stream *s, int fd, uint8_t *dst, uint64_t len, uint64_t off)
 {
+	const struct ctf_stream_file *f = &s->files[s->cur_file];
+
+	if (f->mem) {
+		if (off > f->size || len > f->size - off)
+			return stream_err(s, -STRATA_ESTREAM, off,
+					  "packet is shorter than its size");
+		memcpy(dst, f->mem + off, len);
+		return 0;
+	}
 	while (len) {
 		ssize_t n = pread(fd, dst, MIN(len, (uint64_t)1 << 30), (off_t)off);
 
@@ -441,7 +450,9 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 	s->cur = b;
 	s->packet = ((uint64_t)s->index << 32) | (uint32_t)(s->packet + 1);
 	s->pkt_vals = &b->vals;
-	if (!s->fd_open) {
+	if (f->mem) {
+		fd = -1; /* read_at() copies from memory */
+	} else if (!s->fd_open) {
 		fd = open(f->path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return stream_err(s, -errno, s->pkt_off, "cannot open: %s",
@@ -457,7 +468,7 @@ static int packet_begin(struct ctf_stream *s, bool head_only)
 	}
 
 	/* Headers alone (discovery, slices' scans) are read: they are small. */
-	map = head_only ? NULL : file_map(f, fd);
+	map = head_only || f->mem ? NULL : file_map(f, fd);
 	b->mapped = map != NULL;
 	want = MIN(avail, s->read_guess ? s->read_guess : FIRST_READ);
 	for (;;) {
@@ -1264,13 +1275,42 @@ static uint64_t packet_begin_time(struct ctf_stream *s)
 	return MIN(clock, begin);
 }
 
+/*
+ * A live stream's pause (struct ctf_stream_file.inactive): babeltrace2's
+ * iterator inactivity message, stamped with the trace's first stream class
+ * clock as its lttng-live source does.
+ */
+static int inactivity(struct ctf_stream *s, struct ctf_slot *slot)
+{
+	const struct ctf_trace_class *tc = s->rt->t.tc;
+	uint64_t raw = s->files[s->cur_file].inactive_raw;
+	int32_t clock = -1;
+	int64_t ns;
+
+	for (size_t i = 0; i < tc->n_streams && clock < 0; i++)
+		clock = tc->streams[i]->default_clock;
+	if (clock < 0 || !ctf_clock_to_ns(s->rt->td, clock, raw, &ns))
+		return stream_err(s, -STRATA_ECLOCK, 0,
+				  "inactivity time %" PRIu64 " cannot be converted to nanoseconds",
+				  raw);
+	s->cur_file++;
+	set_simple(slot, CTF_K_INACTIVITY, true, ns);
+	return 1;
+}
+
 static int produce(struct ctf_stream *s, struct ctf_slot *slot)
 {
 	int64_t ns = 0;
 	int r;
 
 	for (;;) {
+		if (unlikely(s->live) && !s->in_packet && s->cur_file < s->n_files &&
+		    s->files[s->cur_file].inactive)
+			return inactivity(s, slot);
 		if (!s->sb_done) {
+			/* A live stream begins with its first packet, as in lttng-live. */
+			if (unlikely(s->live) && !s->scd)
+				return -EAGAIN;
 			s->sb_done = true;
 			set_simple(slot, CTF_K_STREAM_BEGIN, false, 0);
 			return 1;
@@ -1313,6 +1353,8 @@ static int produce(struct ctf_stream *s, struct ctf_slot *slot)
 		if (s->ended)
 			return 0;
 		if (s->cur_file >= s->n_files) {
+			if (s->live)
+				return -EAGAIN; /* until a packet comes */
 			if (s->se_done) {
 				s->ended = true;
 				return 0;
@@ -1327,6 +1369,11 @@ static int produce(struct ctf_stream *s, struct ctf_slot *slot)
 			s->pkt_off = 0;
 			s->read_guess = 0;
 			continue;
+		}
+		/* A live packet after a metadata update decodes with the new classes. */
+		if (unlikely(s->files[s->cur_file].rt) && s->files[s->cur_file].rt != s->rt) {
+			s->rt = s->files[s->cur_file].rt;
+			s->scd = NULL;
 		}
 		r = packet_begin(s, false);
 		if (r < 0)
@@ -1423,6 +1470,12 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 			if (r > 0)
 				r = finish_slot(s, slot, &slot->key, last_ns, n);
 		}
+		if (r == -EAGAIN && s->live) {
+			/* A live stream waits for its next packet: not an error. */
+			if (n == 0)
+				return r;
+			break;
+		}
 		if (r < 0) {
 			/* babeltrace2 delivers what it produced before failing. */
 			if (n == 0)
@@ -1438,13 +1491,12 @@ int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns)
 	return (int)n;
 }
 
-int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, int fd,
-			  uint64_t size, struct ctf_packet_props *props, char *err, size_t errlen)
+static int props_read(const struct ctf_reader_trace *rt, struct ctf_stream_file *f, int fd,
+		      struct ctf_packet_props *props, char *err, size_t errlen)
 {
-	struct ctf_stream_file f = { .path = (char *)path, .size = size };
 	/* The caller's fd: packet_begin() neither opens nor closes it. */
 	struct ctf_stream s = { .rt = rt,
-				.files = &f,
+				.files = f,
 				.n_files = 1,
 				.fd = fd,
 				.fd_open = true,
@@ -1452,7 +1504,7 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, i
 				.errlen = errlen };
 	int r;
 
-	s.path = (char *)path;
+	s.path = f->path;
 	r = packet_begin(&s, true);
 	if (r == 0) {
 		memset(props, 0, sizeof(*props));
@@ -1479,6 +1531,23 @@ int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, i
 	ctf_values_release(&s.bufs[0].vals);
 	free(s.bufs[0].data);
 	return r;
+}
+
+int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, int fd,
+			  uint64_t size, struct ctf_packet_props *props, char *err, size_t errlen)
+{
+	struct ctf_stream_file f = { .path = (char *)path, .size = size };
+
+	return props_read(rt, &f, fd, props, err, errlen);
+}
+
+int ctf_packet_props_read_mem(const struct ctf_reader_trace *rt, const char *name,
+			      const uint8_t *mem, uint64_t size, struct ctf_packet_props *props,
+			      char *err, size_t errlen)
+{
+	struct ctf_stream_file f = { .path = (char *)name, .size = size, .mem = mem };
+
+	return props_read(rt, &f, -1, props, err, errlen);
 }
 
 /* The snapshots packet_end() keeps for the next packet. */

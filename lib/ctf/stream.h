@@ -30,6 +30,18 @@ struct ctf_stream_file {
 	/* Its size bytes mapped, once events are read (map_tried), or NULL. */
 	const uint8_t *map;
 	bool map_tried;
+	/*
+	 * Live readers (struct ctf_stream.live): each packet handed over is a
+	 * "file" of its own whose size bytes are in memory (mem, read as with
+	 * pread(), so that the stream's buffers hold copies and mem can go as
+	 * soon as the stream moved past it), decoded with the trace class rt
+	 * (a new one after each metadata update); or, when inactive, a pause
+	 * promising no event of the stream before inactive_raw (clock cycles).
+	 */
+	const uint8_t *mem;
+	const struct ctf_reader_trace *rt;
+	bool inactive;
+	uint64_t inactive_raw;
 };
 
 /*
@@ -123,6 +135,8 @@ enum ctf_kind {
 	CTF_K_PACKET_END,
 	CTF_K_DISC_PACKETS,
 	CTF_K_STREAM_END,
+	/* babeltrace2's iterator inactivity (live readers): a time, no stream. */
+	CTF_K_INACTIVITY,
 };
 
 /* Messages per upstream refill and per muxer call in babeltrace2 2.0.4. */
@@ -265,6 +279,12 @@ struct ctf_stream {
 	struct ctf_stream_file *files;
 	size_t n_files;
 	unsigned index; /* creation order: the last tie-breaker */
+	/*
+	 * Live reader's stream: packets are added to files[] as they come, and
+	 * past the last one production stops with -EAGAIN (nothing changed)
+	 * until another comes or live is cleared (the stream ends).
+	 */
+	bool live;
 
 	/* Position. */
 	size_t cur_file;
@@ -326,11 +346,16 @@ struct ctf_stream {
 /* Read the first packet's header and context of a file open as fd. */
 int ctf_packet_props_read(const struct ctf_reader_trace *rt, const char *path, int fd,
 			  uint64_t size, struct ctf_packet_props *props, char *err, size_t errlen);
+/* The same of a packet in memory (live readers), named name in errors. */
+int ctf_packet_props_read_mem(const struct ctf_reader_trace *rt, const char *name,
+			      const uint8_t *mem, uint64_t size, struct ctf_packet_props *props,
+			      char *err, size_t errlen);
 
 /*
  * Produce the stream's next message (any kind) into slot: 1 when produced,
  * 0 after the stream end, -STRATA_ESTREAM / -STRATA_ECLOCK / -ENOMEM on
- * error (s->err filled). Messages without a clock value take the merge's
+ * error (s->err filled), -EAGAIN with nothing changed when a live stream
+ * needs its next packet. Messages without a clock value take the merge's
  * last returned time as their key, as in babeltrace2's muxer: slot->key.last,
  * applied by ctf_stream_refill(). Touches only the stream and the slot, so
  * a worker thread may run it (decode-ahead.h). -EAGAIN, with nothing
@@ -354,7 +379,8 @@ bool ctf_stream_bufs_available(const struct ctf_stream *s);
  * taken from the worker decoding ahead, then finished in queue order: the
  * keys that depend on last_ns, the recycled objects (struct ctf_ec_pool).
  * Returns how many (0: the stream ended), or the error that stopped
- * production when nothing could be queued.
+ * production when nothing could be queued (-EAGAIN: a live stream waits
+ * for a packet; fewer than a batch are queued when it runs out).
  */
 int ctf_stream_refill(struct ctf_stream *s, int64_t last_ns);
 
