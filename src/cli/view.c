@@ -21,18 +21,30 @@
 #include "common/cleanup.h"
 #include "common/common.h"
 #include "session-client.h"
+#include "view-live.h"
 #include "view-slices.h"
 
+/* Longer than the 4095 bytes C11 promises; gcc and clang take it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverlength-strings"
 static const char view_help[] =
 	"Usage: strata view [OPTIONS] [SESSION]\n"
 	"       strata view [OPTIONS] PATH...\n"
 	"       strata view [OPTIONS] --trace-path=PATH\n"
+	"       strata view [OPTIONS] net://RELAY[:PORT]/host/HOSTNAME/SESSION\n"
+	"       strata view net://RELAY[:PORT]\n"
 	"\n"
 	"Print the events of every CTF trace found at or below each PATH (a trace\n"
 	"directory is one that contains a 'metadata' file), merged in time order,\n"
 	"byte for byte as babeltrace2 2.0.4 prints them. Discarded-event and\n"
 	"discarded-packet warnings go to standard error. Without a PATH, the trace\n"
 	"of SESSION (default: the current session) is printed.\n"
+	"\n"
+	"With a net:// URL, the session SESSION of host HOSTNAME is read live from a\n"
+	"relay daemon (strata-relayd or lttng-relayd, live port 5344 by default), as\n"
+	"babeltrace2 --input-format=lttng-live reads it: from its newest packets on,\n"
+	"printing events as they arrive, until the session is destroyed. Without\n"
+	"/host/..., the relay's sessions are listed.\n"
 	"\n"
 	"Options:\n"
 	"  -t, --trace-path=PATH     read the traces at or below PATH\n"
@@ -93,7 +105,9 @@ static const char view_help[] =
 	"Examples:\n"
 	"  strata view ~/lttng-traces/my-session-20261203-101500\n"
 	"  strata view --clock-date -n all -f all,loglevel TRACE_DIR | less\n"
-	"  strata view --begin='2026-12-03 15:16:16.5' --end=15:16:17 TRACE_DIR\n";
+	"  strata view --begin='2026-12-03 15:16:16.5' --end=15:16:17 TRACE_DIR\n"
+	"  strata view net://localhost/host/$(hostname)/my-session\n";
+#pragma GCC diagnostic pop
 
 enum {
 	OPT_NO_DELTA = 256,
@@ -721,6 +735,33 @@ static unsigned slice_count(const struct view_args *a, const struct strata_ctf_r
 	return (unsigned)MAX(n, UINT64_C(1));
 }
 
+/*
+ * net://RELAY[/host/HOSTNAME/SESSION]: a session read live from a relay
+ * daemon (view-live.c), or the relay's sessions listed. What babeltrace2's
+ * lttng-live source takes: the text's options and -w.
+ */
+static int run_live(const struct view_args *a)
+{
+	struct view_live_opts o = { .url = a->paths[0], .pretty = a->pretty, .output = a->output };
+	const char *bad = a->n_paths > 1			  ? "another input" :
+			  a->begin || a->end			  ? "a time range" :
+			  a->decode_only || a->format != OUT_TEXT ? "another output format" :
+			  a->reader.clock_offset_s || a->reader.clock_offset_ns ? "--clock-offset" :
+			  a->reader.force_correlate ? "--clock-force-correlate" :
+			  a->threads		    ? "--threads" :
+						      NULL;
+
+	if (bad) {
+		cli_error("A live session ('%s') is read alone and printed as text: it takes no %s",
+			  a->paths[0], bad);
+		return CLI_EXIT_USAGE;
+	}
+	o.colors = term_colors_supported();
+	o.pretty.color = o.colors && a->color != COLOR_NEVER;
+	o.pretty.color_warnings = o.colors;
+	return view_live_run(&o);
+}
+
 static int run_view(int argc, char **argv)
 {
 	_cleanup_free_ const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
@@ -743,6 +784,8 @@ static int run_view(int argc, char **argv)
 	range = a.range;
 	if (ret < 0)
 		return cli_usage_error("view");
+	if (a.n_paths && view_live_is_url(a.paths[0]))
+		return run_live(&a);
 	if (resolve_session(&a, session_output, sizeof(session_output)) < 0)
 		return CLI_EXIT_NOTRACE;
 	ret = check_inputs(&a);

@@ -29,6 +29,7 @@
 #include "common/lttng-viewer.h"
 #include "common/cleanup.h"
 #include "common/daemon.h"
+#include "common/url.h"
 #include "common/common.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -88,8 +89,7 @@ static int parse_url(const char *url, uint16_t default_port, char *host, size_t 
 		int family;
 	} schemes[] = { { "tcp://", AF_INET }, { "tcp4://", AF_INET }, { "tcp6://", AF_INET6 },
 			{ "net://", AF_INET }, { "net4://", AF_INET }, { "net6://", AF_INET6 } };
-	const char *p = NULL, *end;
-	size_t n;
+	const char *p = NULL, *rest;
 
 	for (size_t i = 0; i < ARRAY_SIZE(schemes); i++) {
 		if (!strncmp(url, schemes[i].scheme, strlen(schemes[i].scheme))) {
@@ -97,34 +97,10 @@ static int parse_url(const char *url, uint16_t default_port, char *host, size_t 
 			*ret_family = schemes[i].family;
 		}
 	}
-	if (!p)
-		return -EINVAL;
-	if (*p == '[') {
-		end = strchr(p, ']');
-		if (!end)
-			return -EINVAL;
-		n = (size_t)(end - p - 1);
-		p++;
-		end++;
-	} else {
-		end = p + strcspn(p, ":/");
-		n = (size_t)(end - p);
-	}
-	if (n == 0 || n >= hlen)
-		return -EINVAL;
-	memcpy(host, p, n);
-	host[n] = '\0';
 	*ret_port = default_port;
-	if (*end == ':') {
-		char *e;
-		unsigned long v = strtoul(end + 1, &e, 10);
-
-		if (e == end + 1 || v == 0 || v > 65535)
-			return -EINVAL;
-		*ret_port = (uint16_t)v;
-		end = e;
-	}
-	return *end ? -EINVAL : 0;
+	if (!p || strata_url_hostport(p, host, hlen, ret_port, &rest) < 0)
+		return -EINVAL;
+	return *rest ? -EINVAL : 0;
 }
 
 static int listen_on(struct rd_listener *l, enum rd_conn_kind kind, const char *url,
