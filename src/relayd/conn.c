@@ -265,6 +265,9 @@ int rd_relay_init(struct rd_relay *r, const char *root, bool group_by_session)
 	r->sessions = RD_LIST_INIT(r->sessions);
 	r->group_by_session = group_by_session;
 	r->now_ms = rd_now_ms();
+	r->hello_timeout_ms = RD_HELLO_TIMEOUT_MS;
+	r->msg_timeout_ms = RD_MSG_TIMEOUT_MS;
+	r->viewer_idle_ms = RD_VIEWER_IDLE_MS;
 	for (size_t i = 0; i < ARRAY_SIZE(r->listeners); i++)
 		r->listeners[i].fd = -1;
 	/* Unguessable stream handles (rd_stream_handle_new()). */

@@ -63,7 +63,14 @@ static const char usage_text[] =
 	"\n"
 	"A session is written to DIR/HOSTNAME/SESSION-YYYYmmdd-HHMMSS/ (or\n"
 	"DIR/HOSTNAME/PATH/ for a session created with a path in its URL), in LTTng's\n"
-	"layout. Session rotation and clearing are not supported.\n";
+	"layout. Session rotation and clearing are not supported.\n"
+	"\n"
+	"Environment:\n"
+	"  STRATA_RELAYD_TEST_TIMEOUT_MS  (tests) the time a connection has to say who it\n"
+	"                           is, to finish a message, and a viewer may stay idle\n"
+	"                           (default 30 s, 60 s and 10 min)\n"
+	"  STRATA_RELAYD_RECORD=FILE  write what the connections receive to FILE, in the\n"
+	"                           relay fuzzer's format (stream handles become 1, 2, 3...)\n";
 
 enum { OPT_BY_HOST = 256, OPT_BY_SESSION };
 
@@ -359,13 +366,13 @@ static void check_timeouts(struct rd_relay *r)
 		struct rd_conn *c = container_of(l, struct rd_conn, node);
 		uint64_t quiet = r->now_ms - c->progress_ms;
 
-		if (!c->said_hello && r->now_ms - c->created_ms > RD_HELLO_TIMEOUT_MS)
-			rd_conn_kill(c, "no complete message within %u s",
-				     RD_HELLO_TIMEOUT_MS / 1000);
-		else if (rd_conn_mid_message(c) && quiet > RD_MSG_TIMEOUT_MS)
-			rd_conn_kill(c, "a message stalled for %u s", RD_MSG_TIMEOUT_MS / 1000);
-		else if (c->kind == RD_CONN_LIVE && quiet > RD_VIEWER_IDLE_MS)
-			rd_conn_kill(c, "viewer idle for %u s", RD_VIEWER_IDLE_MS / 1000);
+		if (!c->said_hello && r->now_ms - c->created_ms > r->hello_timeout_ms)
+			rd_conn_kill(c, "no complete message within %" PRIu64 " ms",
+				     r->hello_timeout_ms);
+		else if (rd_conn_mid_message(c) && quiet > r->msg_timeout_ms)
+			rd_conn_kill(c, "a message stalled for %" PRIu64 " ms", r->msg_timeout_ms);
+		else if (c->kind == RD_CONN_LIVE && quiet > r->viewer_idle_ms)
+			rd_conn_kill(c, "viewer idle for %" PRIu64 " ms", r->viewer_idle_ms);
 	}
 }
 
@@ -577,11 +584,23 @@ int main(int argc, char **argv)
 		    epoll_ctl(r.epfd, EPOLL_CTL_ADD, r.listeners[k].fd, &ev) < 0)
 			return 1;
 	}
+	rec = getenv("STRATA_RELAYD_TEST_TIMEOUT_MS");
+	if (rec && *rec) {
+		char *end;
+		unsigned long long ms = strtoull(rec, &end, 10);
+
+		if (*end || ms == 0 || ms > 3600000) {
+			log_error("STRATA_RELAYD_TEST_TIMEOUT_MS='%s': expected 1 to 3600000", rec);
+			return 1;
+		}
+		r.hello_timeout_ms = r.msg_timeout_ms = r.viewer_idle_ms = ms;
+	}
 	rec = getenv("STRATA_RELAYD_RECORD");
 	if (rec && *rec) {
 		r.record_fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (r.record_fd < 0)
 			log_warn("Failed to open '%s' to record into: %s", rec, strerror(errno));
+		r.counter_handles = true;
 	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

@@ -338,7 +338,14 @@ struct rd_relay {
 	uint64_t next_session_id, next_trace_id, next_viewer_id, next_conn_id;
 	uint64_t handle_counter, handle_key;
 	uint64_t now_ms;
+	/* RD_*_TIMEOUT_MS, or all of them STRATA_RELAYD_TEST_TIMEOUT_MS (tests). */
+	uint64_t hello_timeout_ms, msg_timeout_ms, viewer_idle_ms;
 	int record_fd; /* STRATA_RELAYD_RECORD: received bytes, in the fuzzer's format */
+	/*
+	 * Handles 1, 2, 3... instead of unguessable ones: when recording and
+	 * in the fuzzer, so that recorded sessions replay.
+	 */
+	bool counter_handles;
 };
 
 /* --- main.c / conn.c ------------------------------------------------------------ */
@@ -385,10 +392,13 @@ int rd_stream_index(struct rd_stream *st, uint64_t seq, const uint64_t entry[9])
 void rd_stream_close_request(struct rd_stream *st, uint64_t last_seq);
 void rd_stream_try_close(struct rd_stream *st);
 void rd_stream_close_now(struct rd_stream *st);
-/* Seq num arithmetic as lttng-relayd does it (wrapping). */
+/*
+ * Sequence numbers compared as lttng-relayd compares them (wrapping; its
+ * "none", UINT64_MAX, takes part as -1: none reached none).
+ */
 static inline bool rd_seq_reached(uint64_t have, uint64_t want)
 {
-	return have != UINT64_MAX && (int64_t)(have - want) >= 0;
+	return (int64_t)(have - want) >= 0;
 }
 /*
  * For viewers: index entry k's first 56 bytes (offset to stream_id, as the

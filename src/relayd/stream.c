@@ -51,6 +51,8 @@
  */
 uint64_t rd_stream_handle_new(struct rd_relay *r)
 {
+	if (r->counter_handles)
+		return ++r->handle_counter;
 	for (;;) {
 		uint64_t z = ++r->handle_counter ^ r->handle_key;
 
