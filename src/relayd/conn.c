@@ -54,8 +54,11 @@ int rd_buf_reserve(struct rd_buf *b, size_t more)
 
 int rd_buf_append(struct rd_buf *b, const void *p, size_t n)
 {
-	int ret = rd_buf_reserve(b, n);
+	int ret;
 
+	if (n == 0)
+		return 0;
+	ret = rd_buf_reserve(b, n);
 	if (ret < 0)
 		return ret;
 	memcpy(b->data + b->len, p, n);

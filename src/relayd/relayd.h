@@ -145,7 +145,7 @@ static inline size_t rd_buf_avail(const struct rd_buf *b)
 }
 static inline const uint8_t *rd_buf_head(const struct rd_buf *b)
 {
-	return b->data + b->off;
+	return b->off ? b->data + b->off : b->data; /* no arithmetic on NULL */
 }
 
 /* --- objects --------------------------------------------------------------- */
@@ -205,6 +205,7 @@ struct rd_stream {
 	bool closed, close_requested;
 	bool data_pending_check_done;
 	bool has_data; /* a first packet arrived */
+	bool in_flight; /* a data connection is writing a packet of it: it stays open */
 	uint64_t tracefile_size, tracefile_count;
 	int dir_fd, index_dir_fd; /* trace directory and its index/ */
 	int data_fd, index_fd; /* current tracefile, or -1 */

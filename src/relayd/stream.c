@@ -266,7 +266,7 @@ void rd_stream_close_now(struct rd_stream *st)
 
 void rd_stream_try_close(struct rd_stream *st)
 {
-	if (st->closed || !st->close_requested)
+	if (st->closed || !st->close_requested || (st->in_flight && !st->session->aborted))
 		return;
 	/* Its last packets may be on their way while a connection can bring them. */
 	if (st->last_net_seq != UINT64_MAX &&
@@ -570,6 +570,7 @@ static int packet_begin(struct rd_conn *c)
 		}
 	}
 	c->pkt.active = true;
+	st->in_flight = true;
 	c->pkt.stream = st;
 	c->pkt.seq = seq;
 	c->pkt.size = size;
@@ -589,6 +590,7 @@ static int packet_done(struct rd_conn *c)
 	int ret;
 
 	c->pkt.active = false;
+	st->in_flight = false;
 	/* The zeros of the padding: a hole. */
 	if (ftruncate(st->data_fd, (off_t)(c->pkt.start + total)) < 0)
 		return -errno;
@@ -671,10 +673,14 @@ void rd_data_closed(struct rd_conn *c)
 	struct rd_list *l;
 
 	/* A packet cut short is taken back: files end on whole packets. */
-	if (c->pkt.active && c->pkt.stream->data_fd >= 0 &&
-	    ftruncate(c->pkt.stream->data_fd, (off_t)c->pkt.start) < 0)
-		log_warn("Failed to drop the partial packet of stream '%s': %s",
-			 c->pkt.stream->channel, strerror(errno));
+	if (c->pkt.active) {
+		struct rd_stream *st = c->pkt.stream;
+
+		st->in_flight = false;
+		if (st->data_fd >= 0 && ftruncate(st->data_fd, (off_t)c->pkt.start) < 0)
+			log_warn("Failed to drop the partial packet of stream '%s': %s",
+				 st->channel, strerror(errno));
+	}
 	if (!s)
 		return;
 	/* Streams waiting for packets only it could bring may close now. */
