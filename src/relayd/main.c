@@ -282,35 +282,44 @@ static bool wants_input(const struct rd_conn *c)
 	return rd_buf_avail(&c->in) < RD_IN_CHUNK || c->in.len < c->in.cap;
 }
 
+/*
+ * Read what the connection has, up to a few chunks (a data connection that
+ * keeps its peer waiting makes it drop events), and process it.
+ */
 static void conn_read(struct rd_relay *r, struct rd_conn *c)
 {
 	size_t want = c->kind == RD_CONN_DATA ? DATA_READ_MAX : RD_IN_CHUNK;
-	ssize_t n;
 
-	if (!wants_input(c))
-		return;
-	if (c->in.cap - c->in.len < want && rd_buf_avail(&c->in) < RD_IN_CHUNK &&
-	    rd_buf_reserve(&c->in, want) < 0) {
-		rd_conn_kill(c, "out of memory");
-		return;
+	for (int i = 0; i < 4 && wants_input(c); i++) {
+		size_t room;
+		ssize_t n;
+
+		if (c->in.cap - c->in.len < want && rd_buf_avail(&c->in) < RD_IN_CHUNK &&
+		    rd_buf_reserve(&c->in, want) < 0) {
+			rd_conn_kill(c, "out of memory");
+			return;
+		}
+		room = c->in.cap - c->in.len;
+		n = recv(c->fd, c->in.data + c->in.len, room, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				rd_conn_kill(c, "%s", strerror(errno));
+			return;
+		}
+		if (n == 0) {
+			if (rd_conn_mid_message(c))
+				rd_conn_kill(c, "closed in the middle of a message");
+			else
+				c->dead = true; /* an orderly end */
+			return;
+		}
+		record(r, c, c->in.data + c->in.len, (size_t)n, false);
+		c->in.len += (size_t)n;
+		c->progress_ms = r->now_ms;
+		rd_conn_process(c);
+		if ((size_t)n < room)
+			return; /* drained */
 	}
-	n = recv(c->fd, c->in.data + c->in.len, c->in.cap - c->in.len, MSG_DONTWAIT);
-	if (n < 0) {
-		if (errno != EAGAIN && errno != EINTR)
-			rd_conn_kill(c, "%s", strerror(errno));
-		return;
-	}
-	if (n == 0) {
-		if (rd_conn_mid_message(c))
-			rd_conn_kill(c, "closed in the middle of a message");
-		else
-			c->dead = true; /* an orderly end */
-		return;
-	}
-	record(r, c, c->in.data + c->in.len, (size_t)n, false);
-	c->in.len += (size_t)n;
-	c->progress_ms = r->now_ms;
-	rd_conn_process(c);
 }
 
 static void conn_flush(struct rd_relay *r, struct rd_conn *c)
