@@ -139,19 +139,19 @@ static int parse_url(const char *s, struct url *u, char *err, size_t errlen)
 		p = s + (s[3] == '4' ? 7 : 6);
 	}
 	if (strata_url_hostport(p, u->host, sizeof(u->host), &u->port, &end) < 0) {
-		snprintf(err, errlen, "expected the relay's HOST[:PORT] or [IPV6-ADDRESS][:PORT]");
+		snprintf(err, errlen, "no relay HOST[:PORT] or [IPV6-ADDRESS][:PORT]");
 		return -EINVAL;
 	}
 	if (!*end)
 		return 0;
 	if (strncmp(end, "/host/", 6) != 0) {
-		snprintf(err, errlen, "expected '/host/' after the host name or port");
+		snprintf(err, errlen, "'/host/' should follow the relay's host name or port");
 		return -EINVAL;
 	}
 	p = end + 6;
 	end = strchr(p, '/');
 	if (!end || end == p || (size_t)(end - p) >= sizeof(u->target)) {
-		snprintf(err, errlen, "expected /host/HOSTNAME/SESSION");
+		snprintf(err, errlen, "no HOSTNAME/SESSION after /host/");
 		return -EINVAL;
 	}
 	memcpy(u->target, p, (size_t)(end - p));
@@ -825,9 +825,10 @@ int view_live_run(const struct view_live_opts *o)
 	int ret, status = CLI_EXIT_OK;
 
 	if (parse_url(o->url, &u, err, sizeof(err)) < 0) {
-		cli_error("Invalid live URL '%s': %s (expected net://RELAY[:PORT]/host/HOSTNAME/"
-			  "SESSION, or net://RELAY[:PORT] to list the sessions)",
-			  o->url, err);
+		cli_error(
+			"Invalid live URL '%s': %s (use net://RELAY[:PORT]/host/HOSTNAME/SESSION, "
+			"or net://RELAY[:PORT] to list the sessions)",
+			o->url, err);
 		return CLI_EXIT_USAGE;
 	}
 	snprintf(v.relay, sizeof(v.relay), "%s:%u", u.host, u.port);

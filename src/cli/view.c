@@ -743,16 +743,23 @@ static unsigned slice_count(const struct view_args *a, const struct strata_ctf_r
 static int run_live(const struct view_args *a)
 {
 	struct view_live_opts o = { .url = a->paths[0], .pretty = a->pretty, .output = a->output };
-	const char *bad = a->n_paths > 1			  ? "another input" :
-			  a->begin || a->end			  ? "a time range" :
-			  a->decode_only || a->format != OUT_TEXT ? "another output format" :
-			  a->reader.clock_offset_s || a->reader.clock_offset_ns ? "--clock-offset" :
-			  a->reader.force_correlate ? "--clock-force-correlate" :
-			  a->threads		    ? "--threads" :
-						      NULL;
+	const char *bad = NULL;
 
+	if (a->n_paths > 1)
+		bad = "other inputs";
+	else if (a->begin || a->end)
+		bad = "--begin, --end and --timerange";
+	else if (a->decode_only || a->format != OUT_TEXT)
+		bad = "--decode-only and output formats other than text";
+	else if (a->reader.clock_offset_s || a->reader.clock_offset_ns)
+		bad = "--clock-offset and --clock-offset-ns";
+	else if (a->reader.force_correlate)
+		bad = "--clock-force-correlate";
+	else if (a->threads)
+		bad = "--threads";
 	if (bad) {
-		cli_error("A live session ('%s') is read alone and printed as text: it takes no %s",
+		cli_error("A live session ('%s') is read alone and printed as text: %s do not "
+			  "apply to it",
 			  a->paths[0], bad);
 		return CLI_EXIT_USAGE;
 	}

@@ -556,6 +556,7 @@ int main(int argc, char **argv)
 	struct rd_relay r;
 	char root[4096];
 	const char *rec;
+	unsigned long long test_ms = 0;
 	sigset_t mask;
 	int ready = -1, sfd, ret;
 
@@ -565,6 +566,31 @@ int main(int argc, char **argv)
 	strata_log_init("strata-relayd", o.verbose >= 2 ? STRATA_LOG_DEBUG :
 					 o.verbose	? STRATA_LOG_INFO :
 							  STRATA_LOG_WARN);
+	/* Bad input changes nothing: everything is checked before anything is made. */
+	for (int k = 0; k < 3; k++) {
+		char host[256];
+		uint16_t port;
+		int family;
+
+		if (o.url[k] &&
+		    parse_url(o.url[k], default_port[k], host, sizeof(host), &port, &family) < 0) {
+			log_error(
+				"Invalid URL '%s': expected tcp://HOST[:PORT], net://HOST[:PORT] or "
+				"tcp6://[ADDRESS][:PORT]",
+				o.url[k]);
+			return 1;
+		}
+	}
+	rec = getenv("STRATA_RELAYD_TEST_TIMEOUT_MS");
+	if (rec && *rec) {
+		char *end;
+
+		test_ms = strtoull(rec, &end, 10);
+		if (*end || test_ms == 0 || test_ms > 3600000) {
+			log_error("STRATA_RELAYD_TEST_TIMEOUT_MS='%s': expected 1 to 3600000", rec);
+			return 1;
+		}
+	}
 	if (o.workdir && chdir(o.workdir) < 0) {
 		log_error("Failed to change to the working directory '%s': %s", o.workdir,
 			  strerror(errno));
@@ -593,17 +619,8 @@ int main(int argc, char **argv)
 		    epoll_ctl(r.epfd, EPOLL_CTL_ADD, r.listeners[k].fd, &ev) < 0)
 			return 1;
 	}
-	rec = getenv("STRATA_RELAYD_TEST_TIMEOUT_MS");
-	if (rec && *rec) {
-		char *end;
-		unsigned long long ms = strtoull(rec, &end, 10);
-
-		if (*end || ms == 0 || ms > 3600000) {
-			log_error("STRATA_RELAYD_TEST_TIMEOUT_MS='%s': expected 1 to 3600000", rec);
-			return 1;
-		}
-		r.hello_timeout_ms = r.msg_timeout_ms = r.viewer_idle_ms = ms;
-	}
+	if (test_ms)
+		r.hello_timeout_ms = r.msg_timeout_ms = r.viewer_idle_ms = test_ms;
 	rec = getenv("STRATA_RELAYD_RECORD");
 	if (rec && *rec) {
 		r.record_fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
