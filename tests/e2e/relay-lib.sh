@@ -169,7 +169,7 @@ relay_start() {
 	local name=$1 try base pid
 	shift
 	for try in 1 2 3 4 5; do
-		if [ -z "$KEEP_PORTS" ]; then
+		if [ -z "${KEEP_PORTS:-}" ]; then
 			base=$((20000 + (RANDOM % 4000) * 10))
 			CTRL=$base DATA=$((base + 1)) LIVE=$((base + 2))
 		fi
@@ -183,7 +183,7 @@ relay_start() {
 		fi
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
-		[ -z "$KEEP_PORTS" ] || break
+		[ -z "${KEEP_PORTS:-}" ] || break
 	done
 	cat "$TMP/$name.log"
 	fail "strata-relayd did not start"
