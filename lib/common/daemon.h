@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What strata's daemons do alike: create their directories and detach.
- * (strata-sessiond has its own copies, from before this file.)
+ * What strata's daemons do alike: detach once ready. (strata-sessiond has
+ * its own copy, from before this file.)
  */
 #ifndef STRATA_COMMON_DAEMON_H
 #define STRATA_COMMON_DAEMON_H
 
 #include <stdbool.h>
 #include <sys/types.h>
-
-/*
- * mkdir -p of path, as given (symbolic links followed: a path the user
- * chose). Every directory made gets mode. Returns 0 or -errno.
- */
-int strata_mkdir_p(const char *path, mode_t mode);
 
 /*
  * Fork twice (the daemon is no session leader and is reparented) and keep

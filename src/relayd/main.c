@@ -29,6 +29,7 @@
 #include "common/lttng-viewer.h"
 #include "common/cleanup.h"
 #include "common/daemon.h"
+#include "common/fs.h"
 #include "common/url.h"
 #include "common/common.h"
 
@@ -598,7 +599,7 @@ int main(int argc, char **argv)
 	}
 	ret = output_root(o.output, root, sizeof(root));
 	if (ret == 0)
-		ret = strata_mkdir_p(root, 0770);
+		ret = fs_mkdir_p(root, 0770);
 	if (ret == 0)
 		ret = rd_relay_init(&r, root, o.by_session);
 	if (ret < 0) {

@@ -452,7 +452,11 @@ void rd_chunk_unref(struct rd_chunk *c);
  */
 bool rd_name_ok(const char *s, size_t max);
 bool rd_path_ok(const char *s, size_t max);
-/* mkdir -p of a relative path below dir_fd, each component O_NOFOLLOW; returns the last's fd. */
+/*
+ * mkdir -p of a relative path below dir_fd, each component opened with
+ * O_NOFOLLOW (fs_open_dir_beneath()); "" is dir_fd itself. Returns the
+ * last component's descriptor or -errno.
+ */
 int rd_mkdirs_at(int dir_fd, const char *path);
 
 /* --- live.c ------------------------------------------------------------------------- */

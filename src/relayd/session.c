@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "relayd/relayd.h"
+#include "common/fs.h"
 #include "common/common.h"
 
 /* --- names and paths -------------------------------------------------------------- */
@@ -78,39 +79,15 @@ bool rd_path_ok(const char *s, size_t max)
 
 int rd_mkdirs_at(int dir_fd, const char *path)
 {
-	char comp[256];
-	int fd = dup(dir_fd);
+	int fd;
 
-	if (fd < 0)
-		return -errno;
 	if (*path == '/')
 		path++;
-	while (*path) {
-		const char *slash = strchr(path, '/');
-		size_t n = slash ? (size_t)(slash - path) : strlen(path);
-		int next;
-
-		if (n >= sizeof(comp) || !component_ok(path, n)) {
-			close(fd);
-			return -EINVAL;
-		}
-		memcpy(comp, path, n);
-		comp[n] = '\0';
-		if (mkdirat(fd, comp, 0770) < 0 && errno != EEXIST) {
-			int e = -errno;
-
-			close(fd);
-			return e;
-		}
-		/* A symlink planted on the way is refused, not followed. */
-		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		if (next < 0)
-			return errno == ELOOP ? -ENOTDIR : -errno;
-		fd = next;
-		path += n + (slash ? 1 : 0);
+	if (!*path) {
+		fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
 	}
-	return fd;
+	return fs_open_dir_beneath(dir_fd, path, 0770, true);
 }
 
 /* --- sessions ---------------------------------------------------------------------- */
