@@ -113,6 +113,13 @@ static int make_vstreams(struct rd_attach *a, enum lv_seek seek, uint32_t *ret_t
 		if (!st->published || (!st->trace->metadata && !trace_known(v, s, st->trace)))
 			continue;
 		vs = vstream_find(v, st->handle);
+		/*
+		 * A viewer attaching from now on has nothing to read in a closed
+		 * stream (lttng-relayd hides them too); one attached before gets
+		 * the streams that closed since it last asked, and their data.
+		 */
+		if (!vs && st->closed && seek == LV_SEEK_LAST)
+			continue;
 		if (!vs) {
 			vs = calloc(1, sizeof(*vs));
 			if (!vs)

@@ -47,7 +47,8 @@
  * packet request, 1 MiB of metadata per reply), and time: a message must
  * progress within 60 s, a connection must say who it is within 30 s, a
  * viewer must ask something within 10 min; TCP keep-alive finds peers
- * that vanished between messages. A peer that breaks a rule loses its
+ * that vanished between messages. A closed stream keeps one descriptor
+ * (its directory, for viewers) until its session ends. A peer that breaks a rule loses its
  * connection, and a streaming peer its session (what it wrote stays
  * readable: a packet cut short is taken back); nothing else is touched.
  *

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Live: lttng-sessiond 2.13 -> strata-relayd -> babeltrace2 lttng-live and
 # strata view net://, both attached to the same session at once, on two
-# hosts streaming at the same time. The viewers print as the events come
+# hosts streaming at the same time (per-user buffers on one, per-process
+# buffers of two programs in a row on the other). The viewers print as the events come
 # and end when the session is destroyed; what each prints is the same, and
 # the same as the trace the relay wrote, read afterwards. The session list
 # reads as babeltrace2 prints it.
@@ -13,7 +14,12 @@ relay_require
 relay_start relay || finish
 host_up north 1 && host_up south 2 || { fail "hosts"; finish; }
 session north 1 live1 --live=100000
-session south 2 live2 --live=200000
+# south: per-process buffers, two programs one after the other (streams
+# that come and go while the viewers read).
+in_host south lttng create live2 --live=200000 --set-url="net://$(host_addr 2):$CTRL:$DATA" >/dev/null &&
+	in_host south lttng enable-channel -u --buffers-pid c -s live2 >/dev/null &&
+	in_host south lttng enable-event -u -c c 'relaytest:*' -s live2 >/dev/null &&
+	in_host south lttng start live2 >/dev/null || fail "session live2 on south"
 
 # The listing, as babeltrace2 prints it.
 "$STRATA" view "net://127.0.0.1:$LIVE" >"$TMP/list.st" 2>&1
@@ -32,7 +38,7 @@ wait_for 20 viewers_attached live2 2 || fail "the viewers did not attach to live
 
 in_host north "$APP" north 4000 2000 >/dev/null &
 a=$!
-in_host south "$APP" south 3000 15000 >/dev/null &
+in_host south "$APP" south 1500 15000 >/dev/null && in_host south "$APP" south 1500 15000 >/dev/null &
 b=$!
 PIDS="$PIDS $a $b"
 # Live means before the end: the first events show while north still runs (2 s).
