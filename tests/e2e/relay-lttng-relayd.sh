@@ -22,7 +22,7 @@ viewer_start st_east strata east ea "$TMP/east.st"
 viewer_start st_west strata west we "$TMP/west.st"
 wait_for 20 viewers_attached ea 1 || fail "strata view did not attach to ea"
 wait_for 20 viewers_attached we 1 || fail "strata view did not attach to we"
-in_host east "$APP" east 3000 3000 >/dev/null &
+in_host east "$APP" east 3000 1000 >/dev/null &
 a=$!
 in_host west "$APP" west 2000 0 >/dev/null &
 b=$!
